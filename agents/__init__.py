@@ -1,0 +1,1 @@
+"""Baseline agents (random, heuristic, PPO) behind one small protocol."""

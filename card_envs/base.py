@@ -1,0 +1,326 @@
+"""The one PettingZoo AEC environment every card_envs game shares.
+
+A game is three parts: its rules (pure Python, ``<game>/rules.py``), its view (the only filter
+of hidden information, ``<game>/view.py``) and a few lines of glue (``<game>/env.py``) that
+subclass :class:`CardGameEnv`. Everything else lives here once: agent order, reward
+accumulation, all-zero masks off turn, spaces built once per configuration, seeding into one
+``np.random.Generator``, stacked decks, action names, ``infos`` with ``score`` and ``rank``,
+rank rewards, rendering, and the errors for bad input.
+
+The rules object a game supplies (duck-typed) provides::
+
+    Rules(**options)                     ValueError on an unknown/bad option
+    .name, .num_players, .num_actions, .reward_mode ("rank" | "score")
+    .deck() -> list[int]                 the first deal's multiset (a stacked deck must match it)
+    .new_game(rng, deck) -> state        deck: card ints, top first, or None to shuffle with rng
+    state.current_player                 seat to act, -1 once the game is over
+    state.terminated, state.truncated
+    .legal_mask(state) -> int8 array     for state.current_player; never depends on hidden cards
+    .apply(state, action) -> list | None the score-mode rewards of this step (zero-sum) or None
+    .scores(state), .ranks(state)        game points and competition ranks (1 = best)
+    .action_to_string(state, action), .string_to_action(state, text)
+    .zones(state) -> dict[str, list[int]]   every card, each in exactly one zone (for tests)
+    .resample_hidden(state, seat, rng) -> state   a copy with the cards ``seat`` cannot see
+                                         reshuffled among their places (for leak tests)
+
+and the glue subclass provides ``_encode``, ``_render_view``, ``_render_state``, ``decode``
+and ``encode_view`` (from the view module) plus ``observation_layout``.
+
+``raw_env`` raises ValueError on an illegal action. ``env()`` switches on, natively, the
+behaviour PettingZoo classic gets from its three wrappers (TerminateIllegalWrapper,
+AssertOutOfBoundsWrapper, OrderEnforcingWrapper): an illegal action ends the game with -1 for
+the mover and a warning; an out-of-range action and acting or observing before ``reset`` are
+errors. The wrappers forward every attribute read through ``__getattr__`` and cost about 4×
+the throughput of a small env; tests prove the native behaviour equals the wrapped one.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+
+from card_envs import cards
+from card_envs.scoring import rank_rewards
+
+RENDER_MODES = ("human", "ansi")
+RESET_OPTIONS = ("deck",)
+
+
+class IllegalActionError(ValueError):
+    """An action in range that the rules do not allow now (raw_env only)."""
+
+
+class ActionOutOfRangeError(ValueError, AssertionError):
+    """An action that is not an index of the action space.
+
+    Also an AssertionError, because PettingZoo's AssertOutOfBoundsWrapper raises that.
+    """
+
+
+class ResetNeededError(AssertionError, RuntimeError):
+    """Stepping, observing or rendering before ``reset()`` (as OrderEnforcingWrapper raises)."""
+
+
+class CardGameEnv(AECEnv, EzPickle):
+    """PettingZoo AEC environment over a game's rules and view. Subclass per game."""
+
+    metadata: dict[str, Any] = {"name": "card_game", "render_modes": list(RENDER_MODES), "is_parallelizable": False}
+    Rules: Callable[..., Any]
+
+    def __init__(self, render_mode: str | None = None, **options: Any):
+        EzPickle.__init__(self, render_mode=render_mode, **options)
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.rules = self.Rules(**options)
+        n = self.rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        layout = self.observation_layout
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(self.rules.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._zero_mask = np.zeros(self.rules.num_actions, dtype=np.int8)
+        self._checked = False  # env() sets it: the wrappers' behaviour
+        self._rng: np.random.Generator | None = None
+        self.game_state = None
+        self._mask: np.ndarray | None = None  # legal mask of the current state, computed lazily
+        self._done = False
+
+    # ----------------------------------------------------------------- glue the game supplies
+    @property
+    def observation_layout(self):
+        """The game's :class:`card_envs.encoding.Layout` for this configuration."""
+        raise NotImplementedError
+
+    def _encode(self, state: Any, seat: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _render_view(self, state: Any, seat: int) -> str:
+        raise NotImplementedError
+
+    def _render_state(self, state: Any) -> str:
+        raise NotImplementedError
+
+    def decode(self, observation: np.ndarray) -> Any:
+        """The game's PlayerView that an observation vector encodes."""
+        raise NotImplementedError
+
+    def encode_view(self, view: Any) -> np.ndarray:
+        """The observation vector of a PlayerView (``encode_view(decode(x)) == x``)."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        deck = None
+        if options:
+            unknown = sorted(set(options) - set(RESET_OPTIONS))
+            if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
+                warnings.warn(f"ignoring unknown reset option(s) {unknown}; card_envs knows {list(RESET_OPTIONS)}")
+            if options.get("deck") is not None:
+                deck = cards.check_stacked_deck(options["deck"], self.rules.deck(), self.metadata["name"])
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        elif self._rng is None:
+            self._rng = np.random.default_rng()
+        self.game_state = self.rules.new_game(self._rng, deck)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._mask = None
+        self._done = False
+        self._skip_agent_selection = None
+        self.agent_selection = self.possible_agents[self.game_state.current_player]
+        if self.game_state.terminated or self.game_state.truncated:  # a game can end at once
+            self._finish(None)
+
+    # ------------------------------------------------------------------------------- step
+    def step(self, action: Any) -> None:
+        if self.game_state is None:
+            raise ResetNeededError("reset() needs to be called before step.")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        action = self._check_range(action)
+        mask = self._legal_mask()
+        if not mask[action]:
+            if self._checked:
+                self._terminate_illegal(agent)
+                return
+            raise IllegalActionError(
+                f"action {action} ({self._name(action)}) is illegal for {agent} now; legal actions: "
+                + ", ".join(f"{a} ({self._name(a)})" for a in np.flatnonzero(mask))
+            )
+        state = self.game_state
+        shaped = self.rules.apply(state, action)
+        self._mask = None
+        for a in self.rewards:
+            self.rewards[a] = 0.0
+        if shaped is not None and self.rules.reward_mode == "score":
+            for i, r in enumerate(shaped):
+                self.rewards[self.possible_agents[i]] += r
+        self._cumulative_rewards[agent] = 0.0
+        if state.terminated or state.truncated:
+            self._finish(self._seat[agent])
+        else:
+            self.agent_selection = self.possible_agents[state.current_player]
+        self._accumulate_rewards()
+
+    def _finish(self, mover: int | None) -> None:
+        """Game over: infos get score and rank, rank rewards are paid, every agent is done."""
+        state = self.game_state
+        scores = self.rules.scores(state)
+        ranks = self.rules.ranks(state)
+        if self.rules.reward_mode == "rank":
+            for i, r in enumerate(rank_rewards(ranks)):
+                self.rewards[self.possible_agents[i]] += r
+        for i, a in enumerate(self.possible_agents):
+            self.infos[a] = {"score": scores[i], "rank": int(ranks[i])}
+            self.terminations[a] = bool(state.terminated)
+            self.truncations[a] = bool(state.truncated)
+        self._done = True
+        n = len(self.possible_agents)
+        nxt = 0 if mover is None else (mover + 1) % n
+        self.agent_selection = self.possible_agents[nxt]
+        if mover is None:
+            self._accumulate_rewards()
+
+    def _terminate_illegal(self, agent: str) -> None:
+        """TerminateIllegalWrapper's behaviour: -1 for the mover, the game ends for everyone."""
+        EnvLogger.warn_on_illegal_move()
+        self._cumulative_rewards[agent] = 0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.truncations, 0)
+        self.rewards[agent] = -1.0
+        self._accumulate_rewards()
+        self._deads_step_first()
+        self._done = True
+
+    def _check_range(self, action: Any) -> int:
+        n = self.rules.num_actions
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            a = int(action)
+            if 0 <= a < n:
+                return a
+        elif isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+            a = int(action)
+            if 0 <= a < n:
+                return a
+        raise ActionOutOfRangeError(
+            f"action {action!r} is not in the action space: an int in 0..{n - 1} (or None once the agent is done)"
+        )
+
+    # --------------------------------------------------------------------------- observe
+    def _legal_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self.rules.legal_mask(self.game_state)
+        return self._mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.game_state is None:
+            raise ResetNeededError("reset() needs to be called before observe.")
+        seat = self._seat[agent]
+        if agent == self.agent_selection and not self._done:
+            mask = self._legal_mask().copy()
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": self._encode(self.game_state, seat), "action_mask": mask}
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The action mask of ``agent`` (default: the agent to act)."""
+        return self.observe(agent or self.agent_selection)["action_mask"]
+
+    # ------------------------------------------------------------------------ action names
+    def _name(self, action: int) -> str:
+        return self.rules.action_to_string(self.game_state, int(action))
+
+    def action_to_string(self, action: int) -> str:
+        """The action's name in the current phase, e.g. ``"replace 4"`` or ``"play 2x9"``."""
+        return self._name(self._check_range(action))
+
+    def string_to_action(self, text: str) -> int:
+        """The action index of a name (as :meth:`action_to_string` spells it) in the current phase."""
+        if not isinstance(text, str):
+            raise ValueError(f"an action name must be a str, got {type(text).__name__}")
+        return int(self.rules.string_to_action(self.game_state, text))
+
+    def legal_action_names(self) -> list[str]:
+        """Names of the legal actions of the agent to act."""
+        return [self._name(a) for a in np.flatnonzero(self._legal_mask())] if not self._done else []
+
+    # -------------------------------------------------------------------------- rendering
+    def render(self) -> str | None:
+        """Text of the table as the agent to act sees it (``ansi`` returns it, ``human`` prints).
+
+        Only what that seat may know is shown; :meth:`render_state` shows everything.
+        """
+        if self.render_mode is None:
+            EnvLogger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.game_state is None:
+            raise ResetNeededError("reset() needs to be called before render.")
+        text = self.render_view(self.agent_selection)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def render_view(self, agent: str) -> str:
+        """The table as ``agent`` sees it: its own private cards, and nothing hidden from it."""
+        if self.game_state is None:
+            raise ResetNeededError("reset() needs to be called before render.")
+        if agent not in self._seat:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        return self._render_view(self.game_state, self._seat[agent])
+
+    def render_state(self) -> str:
+        """Every card on the table, hidden ones included: for debugging, never for a player."""
+        if self.game_state is None:
+            raise ResetNeededError("reset() needs to be called before render.")
+        return self._render_state(self.game_state)
+
+    def close(self) -> None:
+        pass
+
+    def __str__(self) -> str:
+        return self.metadata["name"]
+
+
+def env_constructors(raw_cls: type[CardGameEnv]):
+    """``env()`` and ``raw_env()`` for a game module, PettingZoo's module convention.
+
+    ``env()`` is ``raw_env()`` with the classic wrappers' behaviour switched on natively.
+    """
+
+    def env(**options: Any) -> CardGameEnv:
+        e = raw_cls(**options)
+        e._checked = True
+        return e
+
+    env.__doc__ = f"The {raw_cls.metadata['name']} environment with illegal moves ending the game (-1 for the mover)."
+    return env, raw_cls

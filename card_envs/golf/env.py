@@ -1,0 +1,131 @@
+"""
+# Golf (six-card) — `card_envs.golf_v0`
+
+| | |
+|---|---|
+| Import | `from card_envs import golf_v0; env = golf_v0.env()` |
+| Agents | `player_0` … `player_{N-1}`, N = `num_players` (2–12; more with explicit `num_decks`) |
+| Action space | `Discrete(10)` |
+| Observation | `{"observation": Box(float32, (size,)), "action_mask": Box(int8, (10,))}` |
+| Parallel API | no (turns are sequential) |
+| Rules | `shared/rules/golf.md`; code in `card_envs/golf/rules.py` |
+
+Each player has six cards in two rows of three, face down; nobody, the owner included, sees a
+face-down card. After each player turns up `initial_flips` cards (blind), a turn is DRAW
+(stock or discard pile) then PLACE (replace any slot outside a closed column, the old card going
+face up onto the discard pile, or discard a card drawn from the stock). A face-up pair of equal
+rank in a column closes it (score 0, never replaced). When a player has all six face up, each
+other player gets one final turn. Cards score J = 0, A = 1, 2–10 face value, Q = K = 10; the
+lowest cumulative total when someone reaches `target_score` (or after `num_rounds`) wins.
+
+## Actions
+
+| Index | Name | Meaning |
+|---|---|---|
+| 0–5 | `flip i` / `replace i` | turn up slot i (FLIP phase, or the optional flip after a discard) / put the held card into slot i (PLACE) |
+| 6 | `draw stock` | take the stock's top card |
+| 7 | `take discard` | take the discard pile's top card (then it cannot be discarded again) |
+| 8 | `discard drawn` | discard the card drawn from the stock |
+| 9 | `no flip` | skip the optional flip (`flip_after_discard="may"`) |
+
+## Action mask
+
+All zeros for every agent not to act. `replace i` and `flip i` are legal for any eligible slot
+whatever card lies beneath: the mask depends only on face-up/face-down status, closed columns
+(from face-up cards) and where the held card came from.
+
+## Observation
+
+From the observer's seat: index 0 is the observer, then the others clockwise. Ranks only (suits
+do not matter in Golf). The layout for N players (generated from `card_envs/golf/view.py`, here
+for N = 2 with the defaults of one round):
+
+{layout}
+
+`card_envs.golf.view.Codec(rules).decode(vector)` returns the `PlayerView` the vector encodes.
+
+## Rewards
+
+`reward_mode="rank"` (default): at the end, places are worth +1 (lowest total) down to -1 in
+equal steps; tied players share the average of their places. A game cut by `max_rounds` is
+truncated, still ranked by the lowest total (§6). `reward_mode="score"`: at every round end
+each player gets -(round score - table mean) / 60. At the end `infos[agent]` has `score` (the
+total) and `rank` (1 = best, competition ranking).
+
+## Options
+
+| Name | Default | Meaning |
+|---|---|---|
+| `num_players` | 4 | 2–12 (more needs an explicit `num_decks`) |
+| `dealer` | `"random"` | first dealer; the deal rotates clockwise; the dealer's left plays first |
+| `num_decks` | `"auto"` | 1 deck for 2–4 players, 2 for 5–8, 3 for 9–12 |
+| `target_score` | 100 | the game ends after a round in which someone's total is at least this |
+| `num_rounds` | None | play exactly this many rounds instead (1 for one-round episodes) |
+| `initial_flips` | 2 | cards each player turns up in setup |
+| `turn_up_discard` | True | start the discard pile with the stock's top card |
+| `flip_after_discard` | `"never"` | `"may"`/`"must"`: after discarding a drawn card, turn up a face-down card |
+| `final_turns` | True | the others get one final turn after the trigger |
+| `max_turns_per_round` | 60·N | stalling guard: the round is scored after this many turns (not a truncation) |
+| `max_rounds` | 50 | truncation when playing to `target_score` |
+| `reward_mode` | `"rank"` | `"rank"` or `"score"` |
+
+Stacked decks: `reset(options={"deck": [...]})` deals slots 0..5 one card at a time clockwise
+from the dealer's left; the next card starts the discard pile; the rest is the stock.
+
+## Version history
+
+- v0: first release.
+"""
+
+from __future__ import annotations
+
+from card_envs.base import CardGameEnv, env_constructors
+from card_envs.golf import view as golf_view
+from card_envs.golf.rules import GolfRules
+
+
+class raw_env(CardGameEnv):
+    metadata = {"name": "golf_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    Rules = GolfRules
+
+    def __init__(self, render_mode=None, **options):
+        super().__init__(render_mode=render_mode, **options)
+        self._codec = golf_view.Codec(self.rules)
+
+    @property
+    def observation_layout(self):
+        return golf_view.layout(self.rules)
+
+    def _encode(self, state, seat):
+        return self._codec.encode(golf_view.view(state, seat))
+
+    def _render_view(self, state, seat):
+        return golf_view.render(golf_view.view(state, seat))
+
+    def _render_state(self, state):
+        return golf_view.render_state(state)
+
+    def decode(self, observation):
+        """The PlayerView an observation vector encodes."""
+        return self._codec.decode(observation)
+
+    def encode_view(self, view):
+        return self._codec.encode(view)
+
+
+env, raw_env = env_constructors(raw_env)
+
+__doc__ = __doc__.replace("{layout}", golf_view.layout(GolfRules(num_players=2, num_rounds=1)).table())
+raw_env.__doc__ = __doc__
+
+#: configurations the conformance suite runs (tests/conformance)
+CONFORMANCE_CONFIGS = [
+    {"num_players": 2, "num_rounds": 1},
+    {"num_players": 4, "num_rounds": 1},
+    {"num_players": 7, "num_rounds": 1},
+    {"num_players": 2},
+    {"num_players": 3, "num_rounds": 2, "flip_after_discard": "may", "reward_mode": "score"},
+    {"num_players": 12, "num_rounds": 1, "flip_after_discard": "must", "initial_flips": 0, "final_turns": False},
+]
+#: the configuration of the issue's speed target
+BENCHMARK_CONFIG = {"num_players": 2, "num_rounds": 1}

@@ -1,0 +1,274 @@
+"""What one Golf player may know, and its encoding.
+
+``view(state, seat)`` is the only place hidden information is filtered. A Golf player sees:
+every face-up grid card and closed column (everyone's), the whole discard pile (every discard
+was face up), the stock's size, the pending card when it drew it from the stock itself or when
+it came from the discard pile (public), and the totals, dealer, trigger and turn counters.
+Nobody sees a face-down card, its owner included.
+
+Seats are relative: index 0 is the observer, then the others clockwise, so one policy fits
+any seat. Suits do not matter in Golf, so cards are encoded by rank (A23456789TJQK).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from card_envs.cards import RANKS
+from card_envs.encoding import Layout
+from card_envs.golf.rules import (
+    COLUMN_OF,
+    NUM_SLOTS,
+    PHASE_NAMES,
+    RANK_VALUE,
+    GolfRules,
+    GolfState,
+    grid_score,
+)
+
+NUM_PHASES = 5
+TOTAL_SCALE = 100.0
+
+
+@dataclass
+class PlayerView:
+    """A Golf player's knowledge. Lists are by relative seat (0 = self, then clockwise).
+
+    ``grids[k][i]`` is the rank index (A=0 .. K=12) of slot i of seat k, or None if face down.
+    ``pending`` is the rank of the card the player to act holds, if this player may know it;
+    ``pending_source`` is None, "stock" or "discard" (public either way).
+    """
+
+    num_players: int
+    grids: list[list[int | None]]
+    closed: list[list[bool]]
+    pending: int | None
+    pending_source: str | None
+    discard_top: int | None
+    discard_counts: list[int]
+    stock_size: int
+    phase: str
+    to_act: int | None
+    dealer: int
+    trigger: int | None
+    totals: list[int]
+    last_round: list[int]
+    turns: int
+    round: int
+
+
+def view(s: GolfState, seat: int) -> PlayerView:
+    """Filter the state down to what ``seat`` may know."""
+    n = len(s.grid)
+    order = [(seat + k) % n for k in range(n)]
+    grids = []
+    for p in order:
+        g, up = s.grid[p], s.face_up[p]
+        grids.append([g[i] % 13 if up[i] else None for i in range(NUM_SLOTS)])
+    counts = [0] * 13
+    for c in s.discard:
+        counts[c % 13] += 1
+    if s.pending is None:
+        pending, source = None, None
+    else:
+        source = "discard" if s.pending_from_discard else "stock"
+        pending = s.pending % 13 if (s.pending_from_discard or s.current_player == seat) else None
+    rel = lambda p: (p - seat) % n  # noqa: E731
+    return PlayerView(
+        num_players=n,
+        grids=grids,
+        closed=[list(s.closed[p]) for p in order],
+        pending=pending,
+        pending_source=source,
+        discard_top=s.discard[-1] % 13 if s.discard else None,
+        discard_counts=counts,
+        stock_size=len(s.stock),
+        phase=PHASE_NAMES[s.phase],
+        to_act=None if s.current_player < 0 else rel(s.current_player),
+        dealer=rel(s.dealer),
+        trigger=None if s.trigger is None else rel(s.trigger),
+        totals=[s.totals[p] for p in order],
+        last_round=[s.last_round[p] for p in order],
+        turns=s.turns,
+        round=s.round,
+    )
+
+
+@lru_cache(maxsize=None)
+def layout_for(num_players: int, num_decks: int, max_turns: int, round_limit: int) -> Layout:
+    n = num_players
+    copies = 4 * num_decks
+    total_high = 60.0 * round_limit / TOTAL_SCALE
+    return Layout(
+        [
+            ("grid_rank", (n, NUM_SLOTS, 13), "one-hot rank of each face-up slot, by relative seat (self first)"),
+            ("grid_face_down", (n, NUM_SLOTS), "1 if the slot is face down (its card unknown to everyone)"),
+            ("closed", (n, 3), "1 if the column is closed (a face-up pair; it scores 0 and cannot be replaced)"),
+            ("pending_rank", 13, "one-hot rank of the card in hand, if known to this player"),
+            ("pending_source", 2, "the card in hand came from: [stock, discard pile]"),
+            ("discard_top", 13, "one-hot rank of the top discard"),
+            ("discard_counts", 13, f"cards of each rank in the discard pile, divided by {copies}"),
+            ("stock_size", 1, f"cards in the stock, divided by {52 * num_decks}"),
+            ("phase", NUM_PHASES, "one-hot phase: flip, draw, place, flip_step, over"),
+            ("to_act", n, "one-hot relative seat of the player to act"),
+            ("dealer", n, "one-hot relative seat of the dealer"),
+            ("trigger", n, "one-hot relative seat of the player who turned all six face up"),
+            ("totals", n, f"cumulative scores by relative seat, divided by {TOTAL_SCALE:g}", total_high),
+            ("last_round", n, "each seat's score in the previous round, divided by 60"),
+            ("turns", 1, f"turns played this round, divided by max_turns_per_round ({max_turns})"),
+            ("round", 1, f"rounds played, divided by {round_limit}"),
+        ]
+    )
+
+
+def layout(rules: GolfRules) -> Layout:
+    cfg = rules.config
+    return layout_for(cfg.num_players, cfg.decks, cfg.max_turns_per_round, cfg.round_limit)
+
+
+class Codec:
+    """Encodes and decodes PlayerViews for one configuration."""
+
+    def __init__(self, rules: GolfRules):
+        cfg = rules.config
+        self.layout = layout(rules)
+        self.n = cfg.num_players
+        self.copies = 4 * cfg.decks
+        self.cards = 52 * cfg.decks
+        self.max_turns = cfg.max_turns_per_round
+        self.round_limit = cfg.round_limit
+        sl = self.layout.slices
+        self._o = {name: sl[name].start for name in sl}
+
+    def encode(self, v: PlayerView) -> np.ndarray:
+        x = np.zeros(self.layout.size, dtype=np.float32)
+        o = self._o
+        n = self.n
+        gr, fd, cl = o["grid_rank"], o["grid_face_down"], o["closed"]
+        for k in range(n):
+            row = v.grids[k]
+            for i in range(NUM_SLOTS):
+                r = row[i]
+                if r is None:
+                    x[fd + k * NUM_SLOTS + i] = 1.0
+                else:
+                    x[gr + (k * NUM_SLOTS + i) * 13 + r] = 1.0
+            c = v.closed[k]
+            for j in range(3):
+                if c[j]:
+                    x[cl + 3 * k + j] = 1.0
+        if v.pending is not None:
+            x[o["pending_rank"] + v.pending] = 1.0
+        if v.pending_source is not None:
+            x[o["pending_source"] + (v.pending_source == "discard")] = 1.0
+        if v.discard_top is not None:
+            x[o["discard_top"] + v.discard_top] = 1.0
+        dc = o["discard_counts"]
+        x[dc : dc + 13] = v.discard_counts
+        x[dc : dc + 13] /= self.copies
+        x[o["stock_size"]] = v.stock_size / self.cards
+        x[o["phase"] + PHASE_NAMES.index(v.phase)] = 1.0
+        if v.to_act is not None:
+            x[o["to_act"] + v.to_act] = 1.0
+        x[o["dealer"] + v.dealer] = 1.0
+        if v.trigger is not None:
+            x[o["trigger"] + v.trigger] = 1.0
+        t = o["totals"]
+        x[t : t + n] = v.totals
+        x[t : t + n] /= TOTAL_SCALE
+        lr = o["last_round"]
+        x[lr : lr + n] = v.last_round
+        x[lr : lr + n] /= 60.0
+        x[o["turns"]] = v.turns / self.max_turns
+        x[o["round"]] = v.round / self.round_limit
+        return x
+
+    def decode(self, x: np.ndarray) -> PlayerView:
+        """The PlayerView an observation vector encodes (encode(decode(x)) == x)."""
+        seg = self.layout.split(np.asarray(x, dtype=np.float32))
+        n = self.n
+
+        def one_hot(a):
+            nz = np.flatnonzero(a)
+            return int(nz[0]) if len(nz) else None
+
+        grids = [
+            [None if seg["grid_face_down"][k, i] else one_hot(seg["grid_rank"][k, i]) for i in range(NUM_SLOTS)]
+            for k in range(n)
+        ]
+        src = one_hot(seg["pending_source"])
+        return PlayerView(
+            num_players=n,
+            grids=grids,
+            closed=[[bool(b) for b in row] for row in seg["closed"]],
+            pending=one_hot(seg["pending_rank"]),
+            pending_source=None if src is None else ("stock", "discard")[src],
+            discard_top=one_hot(seg["discard_top"]),
+            discard_counts=[int(round(float(c) * self.copies)) for c in seg["discard_counts"]],
+            stock_size=int(round(float(seg["stock_size"][0]) * self.cards)),
+            phase=PHASE_NAMES[one_hot(seg["phase"])],
+            to_act=one_hot(seg["to_act"]),
+            dealer=one_hot(seg["dealer"]),
+            trigger=one_hot(seg["trigger"]),
+            totals=[int(round(float(t) * TOTAL_SCALE)) for t in seg["totals"]],
+            last_round=[int(round(float(t) * 60)) for t in seg["last_round"]],
+            turns=int(round(float(seg["turns"][0]) * self.max_turns)),
+            round=int(round(float(seg["round"][0]) * self.round_limit)),
+        )
+
+
+def _rank_text(r: int | None) -> str:
+    return " ##" if r is None else RANKS[r].replace("T", "10").rjust(3)
+
+
+def render(v: PlayerView, seat_names: list[str] | None = None) -> str:
+    """A text table of one player's view. Face-down cards show as ##; closed columns as [ ]."""
+    n = v.num_players
+    names = seat_names or ["you"] + [f"+{k}" for k in range(1, n)]
+    lines = [
+        f"round {v.round + 1}, turn {v.turns + 1}, phase {v.phase}"
+        + ("" if v.to_act is None else f", {names[v.to_act]} to act")
+        + ("" if v.trigger is None else f", final turns (triggered by {names[v.trigger]})"),
+        f"stock {v.stock_size}  discard top {_rank_text(v.discard_top).strip()}  "
+        + (
+            ""
+            if v.pending_source is None
+            else f"in hand: {_rank_text(v.pending).strip()} (from the {v.pending_source})"
+        ),
+    ]
+    for k in range(n):
+        g = v.grids[k]
+        marks = ["[" if v.closed[k][c] else " " for c in range(3)]
+        top = " ".join(marks[c] + _rank_text(g[c]) for c in range(3))
+        bottom = " ".join(marks[c] + _rank_text(g[c + 3]) for c in range(3))
+        visible = sum(RANK_VALUE[r] for r in g if r is not None)
+        tag = "D" if k == v.dealer else " "
+        lines.append(f"{names[k]:>5} {tag}: {top}   total {v.totals[k]}, last round {v.last_round[k]}")
+        lines.append(f"{'':>5}    {bottom}   face-up value {visible}")
+    lines.append("(## face down, [ closed column, D dealer)")
+    return "\n".join(lines)
+
+
+def render_state(s: GolfState) -> str:
+    """Every card, face-down ones included (lowercase marks a face-down card). Debugging only."""
+    from card_envs.cards import to_str
+
+    lines = [
+        f"round {s.round + 1} phase {PHASE_NAMES[s.phase]} player {s.current_player} to act, dealer {s.dealer}",
+        f"stock (top last): {' '.join(to_str(c) for c in s.stock)}",
+        f"discard (top last): {' '.join(to_str(c) for c in s.discard)}",
+        f"pending: {'-' if s.pending is None else to_str(s.pending)}",
+    ]
+    for p, g in enumerate(s.grid):
+        cells = [to_str(c) if s.face_up[p][i] else to_str(c).lower() for i, c in enumerate(g)]
+        lines.append(
+            f"player {p}: {' '.join(cells[:3])} / {' '.join(cells[3:])}  closed {s.closed[p]}  "
+            f"total {s.totals[p]}  layout score {grid_score(g)}"
+        )
+    return "\n".join(lines)
+
+
+__all__ = ["PlayerView", "view", "Codec", "layout", "render", "render_state", "COLUMN_OF"]

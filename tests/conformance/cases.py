@@ -1,0 +1,51 @@
+"""Every registered environment × each of its CONFORMANCE_CONFIGS, as pytest parameters."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import card_envs
+
+#: random games per configuration in the fuzz test (CI raises it: see .ci/run)
+FUZZ_GAMES = int(os.environ.get("CARD_ENVS_FUZZ_GAMES", "60"))
+#: the most steps an episode may take before the test calls it endless
+STEP_CAP = 200_000
+
+
+def _config_id(name: str, cfg: dict) -> str:
+    inner = ",".join(f"{k}={v}" for k, v in cfg.items())
+    return f"{name}[{inner}]"
+
+
+CASES = [
+    pytest.param(module, dict(cfg), id=_config_id(name, cfg))
+    for name, module in card_envs.ENVIRONMENTS.items()
+    for cfg in module.CONFORMANCE_CONFIGS
+]
+#: one configuration per environment (the first), for the costlier tests
+FIRST_CASES = [
+    pytest.param(module, dict(module.CONFORMANCE_CONFIGS[0]), id=name)
+    for name, module in card_envs.ENVIRONMENTS.items()
+]
+
+
+def random_action(obs: dict, rng: np.random.Generator) -> int:
+    legal = np.flatnonzero(obs["action_mask"])
+    return int(legal[rng.integers(len(legal))])
+
+
+def play_random(env, seed: int, rng: np.random.Generator, on_step=None, options=None) -> int:
+    """Play one game with uniformly random legal actions; returns the number of steps."""
+    env.reset(seed=seed, options=options)
+    steps = 0
+    for agent in env.agent_iter(STEP_CAP):
+        obs, _, term, trunc, _ = env.last()
+        action = None if term or trunc else random_action(obs, rng)
+        if on_step is not None and action is not None:
+            on_step(env, agent, obs)
+        env.step(action)
+        steps += 1
+    return steps

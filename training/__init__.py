@@ -1,0 +1,1 @@
+"""Training (PPO with masks, self-play) and evaluation (tournaments with confidence intervals)."""
