@@ -84,7 +84,10 @@ def parse(text: str | int) -> int:
             return int(text)
         raise ValueError(f"card int {text!r} out of range: cards are 0..{NUM_CARDS - 1}")
     if isinstance(text, str):
-        c = _PARSE.get(text.strip())
+        t = text.strip()
+        c = _PARSE.get(t)
+        if c is None and len(t) >= 2:
+            c = _PARSE.get(t[:-1].upper() + t[-1].lower())
         if c is not None:
             return c
     raise ValueError(
@@ -132,12 +135,16 @@ def check_stacked_deck(deck: Sequence[str | int], expected: Sequence[int], what:
         )
     have, want = Counter(cards), Counter(expected)
     if have != want:
-        extra = sorted((have - want).elements())
-        missing = sorted((want - have).elements())
+        def counted(counter: Counter) -> str:
+            items = sorted(counter.items())
+            text = " ".join(_NAMES[c] + (f"×{k}" if k > 1 else "") for c, k in items[:20])
+            return text + (f" … ({len(items) - 20} more)" if len(items) > 20 else "")
+
+        extra, missing = have - want, want - have
         parts = []
         if extra:
-            parts.append("cards this configuration does not use (or too many copies): " + format_many(extra))
+            parts.append("cards this configuration does not use (or too many copies): " + counted(extra))
         if missing:
-            parts.append("missing: " + format_many(missing))
+            parts.append("missing: " + counted(missing))
         raise ValueError(f"stacked deck does not match the configuration's deck{suffix}: " + "; ".join(parts))
     return cards

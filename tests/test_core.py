@@ -1,0 +1,94 @@
+"""The shared core: card notation, decks, rankings and rank rewards, option checks, layouts."""
+
+import numpy as np
+import pytest
+
+from card_envs import cards
+from card_envs.encoding import Layout
+from card_envs.options import check_choice, check_int, check_seat_or_random
+from card_envs.scoring import competition_ranks, rank_rewards, ranks_from_order
+
+
+@pytest.mark.parametrize("text, rank, suit", [("As", 0, 3), ("Td", 9, 1), ("10d", 9, 1), ("7h", 6, 2), ("Kc", 12, 0),
+                                              ("7♥", 6, 2), ("qS", 11, 3)])
+def test_cards_are_read_in_rank_suit_notation(text, rank, suit):
+    c = cards.parse(text)
+    assert cards.rank_of(c) == rank and cards.suit_of(c) == suit
+
+
+def test_card_names_round_trip_for_every_card_and_both_jokers():
+    for c in range(cards.NUM_CARDS):
+        assert cards.parse(cards.to_str(c)) == c
+    assert cards.parse("RJ") == cards.RED_JOKER and cards.parse("BJ") == cards.BLACK_JOKER
+    assert cards.is_joker(cards.parse("rj"))
+
+
+@pytest.mark.parametrize("bad", ["1s", "Ax", "", "AsX", "JJ", 54, -1, None, 2.0])
+def test_a_malformed_card_is_a_value_error_saying_what_is_accepted(bad):
+    with pytest.raises(ValueError, match="card"):
+        cards.parse(bad)
+
+
+def test_a_joker_has_no_rank_or_suit():
+    with pytest.raises(ValueError, match="joker"):
+        cards.rank_of(cards.RED_JOKER)
+
+
+def test_decks_hold_n_copies_with_or_without_jokers():
+    assert len(cards.make_deck(1)) == 52 and len(set(cards.make_deck(1))) == 52
+    two = cards.make_deck(2, jokers_per_deck=2)
+    assert len(two) == 108 and two.count(cards.parse("As")) == 2 and two.count(cards.RED_JOKER) == 2
+    short = cards.make_deck(1, ranks=range(6, 13))
+    assert len(short) == 28
+    with pytest.raises(ValueError, match="num_decks"):
+        cards.make_deck(0)
+
+
+def test_a_stacked_deck_must_be_exactly_the_configurations_multiset():
+    deck = cards.make_deck(1)
+    names = [cards.to_str(c) for c in deck]
+    assert cards.check_stacked_deck(names, deck) == deck
+    with pytest.raises(ValueError, match="has 51 cards, this configuration uses 52"):
+        cards.check_stacked_deck(names[1:], deck)
+    with pytest.raises(ValueError, match="does not use.*RJ.*missing: Ac"):
+        cards.check_stacked_deck(["RJ"] + names[1:], deck)
+    with pytest.raises(ValueError, match="list of cards"):
+        cards.check_stacked_deck("As Kd", deck)
+
+
+def test_competition_ranking_shares_the_best_rank_of_a_tie():
+    assert competition_ranks([10, 20, 20, 30], lower_is_better=True) == [1, 2, 2, 4]
+    assert competition_ranks([10, 20, 20, 30], lower_is_better=False) == [4, 2, 2, 1]
+    assert competition_ranks([5, 5, 5], lower_is_better=True) == [1, 1, 1]
+    assert ranks_from_order([[2], [0, 1], [3]], 4) == [2, 2, 1, 4]
+
+
+def test_rank_rewards_are_zero_sum_from_plus_one_to_minus_one_with_ties_sharing_the_average():
+    assert rank_rewards([1, 2, 3]) == pytest.approx([1, 0, -1])
+    assert rank_rewards([1, 2, 2, 2]) == pytest.approx([1, -1 / 3, -1 / 3, -1 / 3])
+    assert rank_rewards([1, 1, 3, 4]) == pytest.approx([2 / 3, 2 / 3, -1 / 3, -1])
+    assert rank_rewards([1, 1, 1]) == [0.0, 0.0, 0.0]
+    assert rank_rewards([1]) == [0.0]
+    for ranks in ([1, 2], [2, 1, 2], [1, 2, 2, 4, 5]):
+        assert sum(rank_rewards(ranks)) == pytest.approx(0)
+
+
+def test_option_checks_name_the_option_and_the_allowed_values():
+    with pytest.raises(ValueError, match=r"'n' must be in 2..12, got 13"):
+        check_int("n", 13, 2, 12)
+    with pytest.raises(ValueError, match="'n' must be an int"):
+        check_int("n", True, 2, 12)
+    with pytest.raises(ValueError, match="'mode' must be one of 'a', 'b'"):
+        check_choice("mode", "c", ("a", "b"))
+    with pytest.raises(ValueError, match="seat 0..3 or 'random'"):
+        check_seat_or_random("dealer", 4, 4)
+    assert check_int("n", np.int64(3), 2) == 3
+
+
+def test_a_layout_hands_out_named_slices_end_to_end_and_documents_itself():
+    layout = Layout([("hand", 13, "own cards", 4), ("pile", (2, 3), "the pile")])
+    assert layout.size == 19 and layout.slices["pile"] == slice(13, 19)
+    assert layout.high[0] == 4 and layout.high[13] == 1
+    x = np.arange(19, dtype=np.float32)
+    assert layout.split(x)["pile"].shape == (2, 3)
+    assert "| `hand` | 0–12 | 13 | own cards |" in layout.table()
