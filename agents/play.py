@@ -1,0 +1,113 @@
+"""Play a card_envs game in the terminal against agents.
+
+    python -m agents.play golf_v0 --opponents heuristic
+    python -m agents.play guillotine_v0 --opponents heuristic,random,random --config mode=single
+
+You take one seat and see exactly that seat's view (never a hidden card): the table as your
+seat sees it and the names of your legal actions. Type an action by name (``replace 4``,
+``draw stock``) or by its number; ``?`` lists the legal actions again, ``quit`` leaves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable, Sequence, TextIO
+
+import numpy as np
+
+
+def play(
+    env_name: str,
+    opponents: Sequence[str] = ("heuristic",),
+    config: dict | None = None,
+    seat: int = 0,
+    seed: int | None = None,
+    input_fn: Callable[[str], str] = input,
+    out: TextIO = sys.stdout,
+) -> dict | None:
+    """Run one game with a person at ``seat``; returns the person's final info (score, rank),
+    or None if they quit."""
+    import agents
+    import card_envs
+
+    if env_name not in card_envs.ENVIRONMENTS:
+        raise ValueError(f"unknown game {env_name!r}; games: {', '.join(card_envs.ENVIRONMENTS)}")
+    config = dict(config or {})
+    env = card_envs.ENVIRONMENTS[env_name].env(**config)
+    n = len(env.possible_agents)
+    if not 0 <= seat < n:
+        raise ValueError(f"seat must be in 0..{n - 1}, got {seat}")
+    specs = list(opponents) or ["heuristic"]
+    others = {}
+    for k, agent in enumerate(a for i, a in enumerate(env.possible_agents) if i != seat):
+        others[agent] = agents.load(specs[k % len(specs)], seed=None if seed is None else seed + k)
+        if hasattr(others[agent], "setup"):
+            others[agent].setup(env_name, config)
+    me = env.possible_agents[seat]
+    env.reset(seed=seed)
+    raw = env.unwrapped
+    say = lambda text="": print(text, file=out, flush=True)  # noqa: E731
+    say(f"{env_name}: you are {me}. Type an action's name or number; '?' for the list, 'quit' to leave.")
+    result = None
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            if agent == me:
+                result = info
+                say(raw.render_view(me))
+                say(f"Game over: your score {info.get('score')}, rank {info.get('rank')}, reward {env._cumulative_rewards[me]:+.3f}")
+            env.step(None)
+            continue
+        if agent != me:
+            action = others[agent].act(obs, agent, env_name)
+            say(f"{agent}: {raw.action_to_string(action)}")
+            env.step(action)
+            continue
+        say()
+        say(raw.render_view(me))
+        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+        names = {a: raw.action_to_string(a) for a in legal}
+        say("your actions: " + ", ".join(f"[{a}] {names[a]}" for a in legal))
+        while True:
+            try:
+                text = input_fn("> ").strip()
+            except EOFError:
+                say("input closed: leaving the game")
+                return None
+            if text.lower() in ("quit", "exit", "q"):
+                say("you left the game")
+                return None
+            if text in ("?", "help", ""):
+                say("your actions: " + ", ".join(f"[{a}] {names[a]}" for a in legal))
+                continue
+            try:
+                action = int(text) if text.lstrip("-").isdigit() else raw.string_to_action(text)
+            except ValueError as e:
+                say(f"not an action: {e}")
+                continue
+            if action not in names:
+                say(f"'{text}' is not legal now; legal: " + ", ".join(names.values()))
+                continue
+            env.step(action)
+            break
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from training.evaluate import parse_config
+
+    ap = argparse.ArgumentParser(prog="python -m agents.play", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("game")
+    ap.add_argument("--opponents", default="heuristic", help="comma-separated agent specs, cycled over the seats")
+    ap.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE")
+    ap.add_argument("--seat", type=int, default=0)
+    ap.add_argument("--seed", type=int)
+    args = ap.parse_args(argv)
+    play(args.game, args.opponents.split(","), parse_config(args.config), args.seat, args.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

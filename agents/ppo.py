@@ -1,0 +1,256 @@
+"""PPO policies (trained by ``python -m training.train``) as agents.
+
+    import agents
+    a = agents.load("ppo:runs/golf_v0/20250101-120000/final.zip")   # a policy file
+    p = agents.load("ppo")            # the pretrained policy shipped for each game
+    a.act(observation, "player_1", "golf_v0")
+
+A policy plays any seat: observations are from the observer's seat, so the seat does not matter.
+The action mask is applied at inference (illegal actions get probability 0), so a policy never
+makes an illegal move. ``deterministic=True`` (the default) plays the most probable legal
+action; ``deterministic=False`` samples from the masked distribution with the agent's own seeded
+generator.
+
+Inference runs in numpy on the CPU. A policy file is the zip that stable-baselines3 writes
+(``MaskablePPO.save``), into which the harness adds two members that SB3's loader ignores:
+
+- ``card_envs.json``: what the policy was trained on (``env_name``, ``env_config``, observation
+  size, number of actions, activation, training steps, seed);
+- ``card_envs_policy.npz``: the actor's weights (the policy MLP and the action head).
+
+With both present, loading needs numpy only, not torch. A zip without them (a MaskablePPO saved
+by other code) is loaded through sb3-contrib and its actor is copied into numpy.
+
+The pretrained policy for a game is ``agents/pretrained/<env_name>.zip``; a game without one
+raises a FileNotFoundError that says how to train one.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+META_MEMBER = "card_envs.json"
+WEIGHTS_MEMBER = "card_envs_policy.npz"
+
+# Activations of torch.nn that SB3 policies use, in numpy.
+_ACTIVATIONS = {
+    "Tanh": np.tanh,
+    "ReLU": lambda x: np.maximum(x, 0.0),
+    "ELU": lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0.0))),
+    "LeakyReLU": lambda x: np.where(x > 0, x, 0.01 * x),
+    "SiLU": lambda x: x / (1.0 + np.exp(-x)),
+    "Identity": lambda x: x,
+}
+
+
+class MaskedPolicy:
+    """The actor of a MaskablePPO MLP policy in numpy: hidden layers, then action logits.
+
+    ``layers`` is a list of ``(weight, bias)`` with weight shaped (out, in), as torch stores it;
+    the activation follows every hidden layer, not the action head.
+    """
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], head: tuple[np.ndarray, np.ndarray],
+                 activation: str = "Tanh"):
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"activation {activation!r} is not supported; supported: {sorted(_ACTIVATIONS)}")
+        self.activation = activation
+        self._act = _ACTIVATIONS[activation]
+        # Stored transposed (in, out) so a forward pass is x @ W + b.
+        self.layers = [(np.ascontiguousarray(w.T, dtype=np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        self.head = (np.ascontiguousarray(head[0].T, dtype=np.float32), np.asarray(head[1], np.float32))
+        self.obs_size = self.layers[0][0].shape[0] if self.layers else self.head[0].shape[0]
+        self.num_actions = self.head[0].shape[1]
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """Unmasked action logits of one observation vector (or a batch, one per row)."""
+        h = np.asarray(x, dtype=np.float32)
+        for w, b in self.layers:
+            h = self._act(h @ w + b)
+        return h @ self.head[0] + self.head[1]
+
+    def choose(self, x: np.ndarray, mask: np.ndarray, deterministic: bool = True,
+               rng: np.random.Generator | None = None) -> int:
+        """A legal action: the most probable one, or a sample from the masked softmax."""
+        legal = np.asarray(mask).astype(bool)
+        if not legal.any():
+            raise ValueError("no legal action: the mask is all zeros (act() is only for the agent to act)")
+        z = np.where(legal, self.logits(x).astype(np.float64), -np.inf)
+        if deterministic:
+            return int(np.argmax(z))
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        rng = rng if rng is not None else np.random.default_rng()
+        return int(rng.choice(len(p), p=p))
+
+    # ------------------------------------------------------------------ to and from files
+    def arrays(self) -> dict[str, np.ndarray]:
+        out = {}
+        for i, (w, b) in enumerate(self.layers):
+            out[f"layer{i}_weight"], out[f"layer{i}_bias"] = w.T, b
+        out["head_weight"], out["head_bias"] = self.head[0].T, self.head[1]
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays: Any, activation: str) -> "MaskedPolicy":
+        n = sum(1 for k in arrays.keys() if k.startswith("layer") and k.endswith("_weight"))
+        layers = [(arrays[f"layer{i}_weight"], arrays[f"layer{i}_bias"]) for i in range(n)]
+        return cls(layers, (arrays["head_weight"], arrays["head_bias"]), activation)
+
+    @classmethod
+    def from_sb3(cls, policy: Any) -> "MaskedPolicy":
+        """Copy the actor of an SB3 ActorCriticPolicy (MLP, flattened Box observation)."""
+        import torch.nn as nn
+        from stable_baselines3.common.torch_layers import FlattenExtractor
+
+        extractor = getattr(policy, "pi_features_extractor", None) or policy.features_extractor
+        if not isinstance(extractor, FlattenExtractor):
+            raise ValueError(f"only MLP policies on flat observations are supported, not {type(extractor).__name__}")
+        layers, activation = [], None
+        for module in policy.mlp_extractor.policy_net:
+            if isinstance(module, nn.Linear):
+                layers.append((_np(module.weight), _np(module.bias)))
+            else:
+                name = type(module).__name__
+                if name not in _ACTIVATIONS or (activation is not None and name != activation):
+                    raise ValueError(f"unsupported layer {name} in the policy network")
+                activation = name
+        head = policy.action_net
+        return cls(layers, (_np(head.weight), _np(head.bias)), activation or "Identity")
+
+
+def _np(t: Any) -> np.ndarray:
+    return t.detach().cpu().numpy().astype(np.float32)
+
+
+# --------------------------------------------------------------------------- policy files
+def add_card_envs_members(path: str | Path, policy: MaskedPolicy, meta: dict) -> None:
+    """Add ``card_envs.json`` and the numpy actor to an SB3 zip (replacing earlier ones)."""
+    path = Path(path)
+    meta = dict(meta, obs_size=policy.obs_size, num_actions=policy.num_actions, activation=policy.activation)
+    buf = io.BytesIO()
+    np.savez(buf, **policy.arrays())
+    with zipfile.ZipFile(path) as z:
+        kept = [(i, z.read(i.filename)) for i in z.infolist() if i.filename not in (META_MEMBER, WEIGHTS_MEMBER)]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for info, data in kept:
+            z.writestr(info, data)
+        z.writestr(META_MEMBER, json.dumps(meta, indent=2, sort_keys=True, default=str))
+        z.writestr(WEIGHTS_MEMBER, buf.getvalue())
+
+
+def save_model(model: Any, path: str | Path, meta: dict) -> Path:
+    """``model.save(path)`` plus the card_envs members, so the file is also an agent."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(path)
+    if path.suffix != ".zip":  # SB3 appends .zip when missing
+        path = path.with_name(path.name + ".zip")
+    add_card_envs_members(path, MaskedPolicy.from_sb3(model.policy), meta)
+    return path
+
+
+def read_metadata(path: str | Path) -> dict:
+    """The ``card_envs.json`` of a policy file ({} when it has none)."""
+    with zipfile.ZipFile(path) as z:
+        if META_MEMBER not in z.namelist():
+            return {}
+        return json.loads(z.read(META_MEMBER))
+
+
+def load_policy(path: str | Path) -> tuple[MaskedPolicy, dict]:
+    """The actor and metadata of a policy file."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no policy file at {path}")
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+            if META_MEMBER in names and WEIGHTS_MEMBER in names:
+                meta = json.loads(z.read(META_MEMBER))
+                with np.load(io.BytesIO(z.read(WEIGHTS_MEMBER))) as arrays:
+                    return MaskedPolicy.from_arrays(arrays, meta.get("activation", "Tanh")), meta
+    except zipfile.BadZipFile as e:
+        raise ValueError(f"{path} is not a policy file (not a zip)") from e
+    from sb3_contrib import MaskablePPO  # a MaskablePPO zip saved by other code
+
+    model = MaskablePPO.load(path, device="cpu")
+    return MaskedPolicy.from_sb3(model.policy), {}
+
+
+def shipped() -> list[str]:
+    """Names of the games with a pretrained policy in ``agents/pretrained``."""
+    return sorted(p.stem for p in PRETRAINED_DIR.glob("*.zip"))
+
+
+# ---------------------------------------------------------------------------------- agent
+class PPOAgent:
+    """A trained PPO policy playing any seat, the action mask applied.
+
+    ``path=None`` takes the pretrained policy of whichever game ``act`` is asked about
+    (``agents/pretrained/<env_name>.zip``).
+    """
+
+    name = "ppo"
+
+    def __init__(self, path: str | Path | None = None, deterministic: bool = True, seed: int | None = None):
+        self.path = None if path is None else Path(path)
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+        self._policies: dict[str, tuple[MaskedPolicy, dict]] = {}
+        if self.path is not None:
+            policy, meta = load_policy(self.path)
+            self._fixed: tuple[MaskedPolicy, dict] | None = (policy, meta)
+            self.name = f"ppo:{self.path}"
+        else:
+            self._fixed = None
+
+    @classmethod
+    def from_policy(cls, policy: Any, meta: dict | None = None, deterministic: bool = True,
+                    seed: int | None = None, name: str = "ppo") -> "PPOAgent":
+        """An agent from a MaskedPolicy or a live SB3 policy (copied: later training does not change it)."""
+        if not isinstance(policy, MaskedPolicy):
+            policy = MaskedPolicy.from_sb3(policy)
+        agent = cls.__new__(cls)
+        agent.path, agent.deterministic, agent.rng = None, deterministic, np.random.default_rng(seed)
+        agent._policies, agent._fixed, agent.name = {}, (policy, dict(meta or {})), name
+        return agent
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def policy_for(self, env_name: str) -> tuple[MaskedPolicy, dict]:
+        if self._fixed is not None:
+            policy, meta = self._fixed
+            trained = meta.get("env_name")
+            if trained and trained != env_name:
+                raise ValueError(f"{self.name} was trained on {trained}, not {env_name}")
+            return policy, meta
+        if env_name not in self._policies:
+            path = PRETRAINED_DIR / f"{env_name}.zip"
+            if not path.is_file():
+                have = ", ".join(shipped()) or "none yet"
+                raise FileNotFoundError(
+                    f"no pretrained PPO policy is shipped for {env_name} (shipped: {have}); train one with "
+                    f"`python -m training.train {env_name}` and load it with agents.load('ppo:runs/.../final.zip')"
+                )
+            self._policies[env_name] = load_policy(path)
+        return self._policies[env_name]
+
+    def act(self, observation: dict, agent: str, env_name: str) -> int:
+        policy, meta = self.policy_for(env_name)
+        x = observation["observation"]
+        if len(x) != policy.obs_size:
+            config = meta.get("env_config", "unknown")
+            raise ValueError(
+                f"{self.name} takes {env_name} observations of size {policy.obs_size} (it was trained with "
+                f"options {config}), got size {len(x)}: the table's configuration differs"
+            )
+        return policy.choose(x, observation["action_mask"], self.deterministic, self.rng)
