@@ -69,6 +69,8 @@ def main(argv=None) -> int:
     ap.add_argument("--game", action="append", help="environment name (default: all)")
     ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     ap.add_argument("--raw", action="store_true", help="also measure raw_env()")
+    ap.add_argument("--reference", action="store_true",
+                    help="also measure PettingZoo classic texas_holdem_v4 and leduc_holdem_v4 (needs rlcard)")
     args = ap.parse_args(argv)
     names = args.game or list(card_envs.ENVIRONMENTS)
     print(f"machine: {machine()}")
@@ -80,6 +82,16 @@ def main(argv=None) -> int:
         for kind, ctor in kinds:
             sps, steps, games = random_play_steps_per_second(lambda: ctor(**cfg), args.seconds)
             print(f"{name:<16} {str(cfg):<40} {kind:<8} {sps:>10,.0f} {games:>7}", flush=True)
+    if args.reference:
+        import warnings
+
+        warnings.filterwarnings("ignore")
+        from pettingzoo.classic import leduc_holdem_v4, texas_holdem_v4
+
+        for ref in (texas_holdem_v4, leduc_holdem_v4):
+            sps, steps, games = random_play_steps_per_second(ref.env, args.seconds)
+            print(f"{ref.__name__.rsplit('.', 1)[-1]:<16} {'(PettingZoo classic)':<40} {'env':<8} {sps:>10,.0f} {games:>7}",
+                  flush=True)
     return 0
 
 
