@@ -267,7 +267,17 @@ class CardGameEnv(AECEnv, EzPickle):
         """The action index of a name (as :meth:`action_to_string` spells it) in the current phase."""
         if not isinstance(text, str):
             raise ValueError(f"an action name must be a str, got {type(text).__name__}")
-        return int(self.rules.string_to_action(self.game_state, text))
+        try:
+            return int(self.rules.string_to_action(self.game_state, text))
+        except ValueError:
+            # the rule specs' spelling works too: "DRAW_STOCK", "REPLACE(4)", "PLAY(r,k)"
+            spec_style = " ".join(text.replace("_", " ").replace("(", " ").replace(")", " ").replace(",", " ").split())
+            if spec_style != text:
+                try:
+                    return int(self.rules.string_to_action(self.game_state, spec_style))
+                except ValueError:
+                    pass
+            raise
 
     def legal_action_names(self) -> list[str]:
         """Names of the legal actions of the agent to act."""

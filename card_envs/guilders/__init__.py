@@ -1,0 +1,1 @@
+"""The Game of Guilders: rules (pure), view (what a player may know), env (PettingZoo glue)."""

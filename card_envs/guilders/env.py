@@ -1,0 +1,161 @@
+"""
+# The Game of Guilders — `card_envs.guilders_v0`
+
+| | |
+|---|---|
+| Import | `from card_envs import guilders_v0; env = guilders_v0.env()` |
+| Agents | `player_0` … `player_{N-1}`, N = `num_players` (1 or more, no upper limit) |
+| Action space | `Discrete(70)` |
+| Observation | `{"observation": Box(float32, (413 + 7·N,)), "action_mask": Box(int8, (70,))}` |
+| Parallel API | no (turns are sequential) |
+| Rules | `shared/rules/guilders.md`; code in `card_envs/guilders/rules.py` |
+
+Every card lies face down in a fan. On a turn the player to act calls a suit (1 point), a rank
+(5), an exact card (10) or — with the Good Joker variant — a joker (15), then draws a card
+from the fan uniformly at random. A match is shown to all and scored at the call's value; a
+partial match of an exact call is a miss. A miss goes to the discard pile, seen by the drawer
+only (by everyone with `public_discards`). With a joker variant on, `jokers_per_deck` jokers
+per deck join the fan; a drawn joker resolves in this order: **good** (a called joker scores
+15, and the evil penalty does not apply), **evil** (otherwise the drawer loses its
+highest-valued scored card, the most recent on ties; it leaves the game), the unscored joker is
+revealed and set aside (with evil or chaotic on; with only good on it is an ordinary miss),
+**chaotic** (the discard pile is shuffled back into the fan). When the fan is empty the discards
+become a new fan while `refan_discards` allows, else the game ends. The highest score wins;
+equal highest scores share the win.
+
+## Actions
+
+| Index | Name | Meaning |
+|---|---|---|
+| 0–3 | `suit c` `suit d` `suit h` `suit s` | call a suit (1 point) |
+| 4–16 | `rank A` … `rank K` (index 4 + rank, T = 10) | call a rank (5 points) |
+| 17–68 | `card Ac` … `card Ks` (index 17 + 13·suit + rank, = 17 + card int) | call an exact card (10 points) |
+| 69 | `joker` | call a joker (15 points; only with `good_joker`) |
+
+`env.unwrapped.string_to_action` also reads `suit hearts`, `suit ♥`, `rank 10`, `rank queen`,
+`card 10h`, `card Q♠`, `card q of spades`, with an optional leading `call`, in any case.
+
+## Action mask
+
+All zeros for every agent not to act. For the agent to act every call is legal, including
+calls of cards known to be gone; `joker` only with `good_joker`. The mask never depends on
+the fan.
+
+## Observation
+
+From the observer's seat: index 0 of every per-seat segment is the observer, then the others in
+turn order. Card identities are encoded once for the whole table, not per player: who holds a
+scored card never matters, so the observation grows by 7 floats per player (score, counts of
+1/5/10/15-point cards, to act, moved last) and a 52-player table observes 777 floats. The
+fixed-size segments come first, so their indices do not depend on N. `unseen` is the deck
+minus every card this player has located, so the next card is `c` with probability
+`unseen[c] / sum(unseen)` (`PlayerView.match_probabilities()` gives each call's chance).
+
+What a player may know (§5): sizes of the fan and discard pile, refans left, every score pile,
+the cards lost to the evil penalty and the jokers set aside (all public), the discards it drew
+itself since the discard pile last went back into the fan (all discards with
+`public_discards`), and the turn just played: the mover, its call, what happened, and the drawn
+card if it was shown to all (a match or a revealed joker) or this player drew it. Another
+player's missed card never reaches the observation unless `public_discards`.
+
+Card counts are divided by the most copies one card has (1 with one deck and 2 jokers), sizes by
+the total number of cards, scores and points by 10, turns by `max_turns`. The layout for N
+players (generated from `card_envs/guilders/view.py`, here for N = 4 and one deck without
+jokers):
+
+{layout}
+
+`env.unwrapped.decode(vector)` returns the `PlayerView` (`card_envs.guilders.view`) a vector
+encodes.
+
+## Rewards
+
+`reward_mode="rank"` (default): at the end, places are worth +1 (highest score) down to -1 in
+equal steps; tied players share the average of their places. A game cut by `max_turns` is
+truncated and still ranked by the scores at that point (§6). `reward_mode="score"`: every
+scoring or penalty event is rewarded when it happens, to every seat, as (points gained - mean
+gained by the table) / 10 (zero-sum). **Solitaire** (`num_players=1`) always uses score mode,
+whatever `reward_mode` says, and the reward is the points themselves / 10 (so the return is the
+final score / 10). At the end `infos[agent]` has `score` (points) and `rank` (1 = best,
+competition ranking).
+
+## Options
+
+| Name | Default | Meaning |
+|---|---|---|
+| `num_players` | 4 | seats, 1 or more |
+| `num_decks` | 1 | standard decks shuffled together (copies are identical; an exact call matches any copy) |
+| `public_discards` | False | missed cards are shown to everyone |
+| `evil_joker` | False | a drawn, uncalled joker costs the drawer its highest-valued scored card |
+| `good_joker` | False | enables the `joker` call: a called joker scores 15 |
+| `chaotic_joker` | False | a drawn joker shuffles the discard pile back into the fan |
+| `jokers_per_deck` | 2 | jokers per deck when any joker variant is on (alternately BJ, RJ) |
+| `refan_discards` | 0 | times the discard pile becomes a new fan when the fan is empty (-1 = unlimited) |
+| `start_player` | 0 | the first caller: a seat or `"random"` |
+| `reward_mode` | `"rank"` | `"rank"` or `"score"` (forced to `"score"` with one player) |
+| `max_turns` | 20 × total cards | truncation: the game stops after this many turns |
+
+Stacked decks: `reset(options={"deck": [...]})` makes the list the fan, drawn in list order
+(first card first). Reshuffles (refan, chaotic joker) use the seeded generator.
+
+## Version history
+
+- v0: first release.
+"""
+
+from __future__ import annotations
+
+from card_envs.base import CardGameEnv, env_constructors
+from card_envs.guilders import view as guilders_view
+from card_envs.guilders.rules import GuildersRules
+
+
+class raw_env(CardGameEnv):
+    metadata = {"name": "guilders_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    Rules = GuildersRules
+
+    def __init__(self, render_mode=None, **options):
+        super().__init__(render_mode=render_mode, **options)
+        self._codec = guilders_view.Codec(self.rules)
+
+    @property
+    def observation_layout(self):
+        return guilders_view.layout(self.rules)
+
+    def _encode(self, state, seat):
+        return self._codec.encode(guilders_view.view(state, seat))
+
+    def _render_view(self, state, seat):
+        return guilders_view.render(guilders_view.view(state, seat), seat)
+
+    def _render_state(self, state):
+        return guilders_view.render_state(state)
+
+    def decode(self, observation):
+        """The PlayerView an observation vector encodes."""
+        return self._codec.decode(observation)
+
+    def encode_view(self, view):
+        return self._codec.encode(view)
+
+
+env, raw_env = env_constructors(raw_env)
+
+__doc__ = __doc__.replace("{layout}", guilders_view.layout(GuildersRules()).table())
+raw_env.__doc__ = __doc__
+
+#: configurations the conformance suite runs (tests/conformance)
+CONFORMANCE_CONFIGS = [
+    {"num_players": 4},
+    {"num_players": 1},
+    {"num_players": 2, "reward_mode": "score"},
+    {"num_players": 5, "refan_discards": 1},
+    {"num_players": 20},
+    {"num_players": 3, "evil_joker": True},
+    {"num_players": 3, "good_joker": True},
+    {"num_players": 3, "chaotic_joker": True},
+    {"num_players": 4, "evil_joker": True, "good_joker": True, "chaotic_joker": True, "reward_mode": "score"},
+    {"num_players": 2, "num_decks": 2, "public_discards": True, "refan_discards": -1, "max_turns": 300},
+]
+#: the configuration of the issue's speed target
+BENCHMARK_CONFIG = {"num_players": 4}

@@ -1,0 +1,375 @@
+"""What one Guilders player may know, and its encoding.
+
+``view(state, seat)`` is the only place hidden information is filtered. A Guilders player sees
+(§5): the fan's size, the discard pile's size and the refans left; every score pile (every
+scored card was shown to all), the cards the evil penalty took out of the game and the jokers
+set aside; the discards it drew itself since the discard pile last went back into the fan (every
+discard with ``public_discards``); and the turn just played: who called what, the drawn card if
+it was shown to all or this player drew it, and what happened. Nobody sees the fan's cards.
+
+**Scaling to many players.** Nothing in the game depends on *which* player holds a scored
+card: a card-counting agent needs only the table-wide multisets, and the ranking needs only each
+seat's score. So card identities are encoded once for the whole table (``scored``, ``lost``,
+``set_aside``, ``known_discards`` and the derived ``unseen``, 54 entries each), and each seat
+gets a short summary (score, counts of 1/5/10/15-point cards — what the evil penalty would take
+— whether it acts next or moved last). The observation is 413 + 7·N floats, not 54·N, and every
+fixed-size segment comes first, so its indices are the same for any number of players.
+
+**Exact odds.** ``unseen`` is the deck minus every card this player has located (scored, lost,
+set aside, or a discard it saw): the fan and the discards it did not see are a uniformly random
+split of it, so the next card drawn is ``c`` with probability ``unseen[c] / unseen.sum()``
+(:meth:`PlayerView.match_probabilities` gives every call's chance). The public calls of earlier
+misses say a little more ("that miss was not a heart"); that follows from the history of
+observations and is not encoded (§5).
+
+Seats are relative: index 0 is the observer, then the others in turn order, so one policy fits
+any seat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from card_envs import cards
+from card_envs.encoding import Layout
+from card_envs.guilders.rules import (
+    ACTION_NAMES,
+    CARD_BASE,
+    EVENT_NAMES,
+    JOKER_CALL,
+    RANK_BASE,
+    REWARD_SCALE,
+    VALUES,
+    GuildersRules,
+    GuildersState,
+)
+
+NUM_CARDS = cards.NUM_CARDS
+NUM_EVENTS = len(EVENT_NAMES)
+#: scores and points are encoded divided by this (the same scale as score-mode rewards)
+SCORE_SCALE = REWARD_SCALE
+
+#: ``EVENTS_OF[bits]``: the event names of a turn's bit flags, in EVENT_NAMES order
+EVENT_INDEX = {name: i for i, name in enumerate(EVENT_NAMES)}
+EVENTS_OF = tuple(tuple(name for i, name in enumerate(EVENT_NAMES) if bits >> i & 1) for bits in range(1 << NUM_EVENTS))
+
+
+@dataclass(eq=False)
+class PlayerView:
+    """A Guilders player's knowledge. Per-seat arrays are by relative seat (0 = self, then the
+    others in turn order); card arrays are indexed by card int (0..51, BJ = 52, RJ = 53) and
+    hold counts (several decks hold several copies).
+
+    ``refans_left`` is -1 when unlimited. ``to_act``/``last_mover`` are relative seats (None
+    before the first turn or after the last). ``last_card`` is the card drawn last turn if this
+    player may know it, else None. ``last_events`` names what happened (see
+    ``rules.EVENT_NAMES``); ``last_gain``/``last_loss`` are the mover's points won and lost, and
+    ``last_lost_card`` the card the evil penalty took.
+    """
+
+    num_players: int
+    fan_size: int
+    discard_size: int
+    refans_left: int
+    turns: int
+    known_discards: np.ndarray  # (54,) discards this player knows (its own misses; all if public)
+    scored: np.ndarray  # (54,) every card in every score pile
+    lost: np.ndarray  # (54,) cards the evil penalty took out of the game
+    set_aside: np.ndarray  # (2,) jokers set aside: [BJ, RJ]
+    unseen: np.ndarray  # (54,) cards not located: the fan plus the discards this player did not see
+    scores: np.ndarray  # (N,) by relative seat
+    pile_values: np.ndarray  # (N, 4) cards worth 1, 5, 10, 15 in each score pile
+    to_act: int | None
+    last_mover: int | None
+    last_call: int | None
+    last_card: int | None
+    last_events: tuple[str, ...]
+    last_gain: int
+    last_loss: int
+    last_lost_card: int | None
+
+    @property
+    def unknown_discards(self) -> int:
+        """Discards this player has not seen (drawn and missed by others)."""
+        return self.discard_size - int(self.known_discards.sum())
+
+    def standing(self) -> tuple[int, int, int]:
+        """(best opponent score, opponents strictly ahead, opponents tied with this player)."""
+        scores = self.scores.tolist()
+        me, others = scores[0], scores[1:]
+        if not others:
+            return 0, 0, 0
+        return max(others), sum(1 for s in others if s > me), sum(1 for s in others if s == me)
+
+    def draw_probabilities(self) -> np.ndarray:
+        """(54,) the chance that the next card drawn is each card identity, given this view."""
+        total = self.unseen.sum()
+        return self.unseen / total if total else np.zeros(NUM_CARDS)
+
+    def match_probabilities(self) -> np.ndarray:
+        """(70,) the chance that each call (action index) matches the next card drawn."""
+        p = self.draw_probabilities()
+        ordinary = p[:52].reshape(4, 13)  # [suit, rank]
+        out = np.empty(len(ACTION_NAMES))
+        out[:RANK_BASE] = ordinary.sum(axis=1)
+        out[RANK_BASE:CARD_BASE] = ordinary.sum(axis=0)
+        out[CARD_BASE:JOKER_CALL] = p[:52]
+        out[JOKER_CALL] = p[52:].sum()
+        return out
+
+
+def view(s: GuildersState, seat: int) -> PlayerView:
+    """Filter the state down to what ``seat`` may know."""
+    cfg = s.config
+    n = cfg.num_players
+    known = (s.discard_counts if cfg.public_discards else s.known[seat]).copy()
+    scored = s.scored_counts.copy()
+    lost = s.lost_counts.copy()
+    unseen = s.deck_counts - scored - lost - s.aside_counts - known
+    stats = np.concatenate((s.stats[seat:], s.stats[:seat])) if seat else s.stats.copy()
+    cp, mover = s.current_player, s.last_mover
+    seen = mover >= 0 and (s.last_public or mover == seat)
+    return PlayerView(
+        num_players=n,
+        fan_size=len(s.fan),
+        discard_size=len(s.discards),
+        refans_left=s.refans_left,
+        turns=s.turn,
+        known_discards=known,
+        scored=scored,
+        lost=lost,
+        set_aside=s.aside_counts[52:].copy(),
+        unseen=unseen,
+        scores=stats[:, 0],
+        pile_values=stats[:, 1:],
+        to_act=None if cp < 0 else (cp - seat) % n,
+        last_mover=None if mover < 0 else (mover - seat) % n,
+        last_call=None if mover < 0 else s.last_call,
+        last_card=s.last_card if seen else None,
+        last_events=EVENTS_OF[s.last_events],
+        last_gain=s.last_gain,
+        last_loss=s.last_loss,
+        last_lost_card=None if s.last_lost_card < 0 else s.last_lost_card,
+    )
+
+
+@lru_cache(maxsize=None)
+def layout_for(num_players: int, total_cards: int, max_copies: int, refans: int, max_turns: int, max_score: int) -> Layout:
+    n = num_players
+    c = f"count / {max_copies}" if max_copies > 1 else "count"
+    return Layout(
+        [
+            ("fan_size", 1, f"cards in the fan / {total_cards}"),
+            ("discard_size", 1, f"cards in the discard pile / {total_cards}"),
+            ("refans_left", 1, f"refans left / {max(refans, 1)} (0 when unlimited)"),
+            ("refans_unlimited", 1, "1 if refan_discards = -1 (unlimited refans)"),
+            ("turns", 1, f"turns played / max_turns ({max_turns})"),
+            ("known_discards", NUM_CARDS, f"per card, {c}: discards this player knows (drew itself; all if public_discards)"),
+            ("scored", NUM_CARDS, f"per card, {c}: cards in all score piles (every match was shown to all)"),
+            ("lost", NUM_CARDS, f"per card, {c}: cards the evil penalty took out of the game"),
+            ("set_aside", 2, f"{c} of BJ, RJ revealed and set aside"),
+            ("unseen", NUM_CARDS, f"per card, {c}: cards this player has not located (the fan + discards it did not see)"),
+            ("last_call", len(ACTION_NAMES), "one-hot: the call (action) of the turn just played"),
+            ("last_card", NUM_CARDS, "one-hot: the card drawn last turn, if shown to all or drawn by this player"),
+            ("last_events", NUM_EVENTS, "last turn: " + ", ".join(EVENT_NAMES)),
+            ("last_points", 2, f"last turn: the mover's points [gained, lost] / {SCORE_SCALE:g}", 15 / SCORE_SCALE),
+            ("last_lost_card", NUM_CARDS, "one-hot: the card the evil penalty took last turn"),
+            (
+                "standing",
+                3,
+                f"best opponent score / {SCORE_SCALE:g}; opponents ahead of, tied with this player / (N-1)",
+                max(max_score / SCORE_SCALE, 1.0),
+            ),
+            ("scores", n, f"score by relative seat (self first) / {SCORE_SCALE:g}", max_score / SCORE_SCALE),
+            ("pile_values", (n, len(VALUES)), "per relative seat: cards worth 1, 5, 10, 15 in its score pile", total_cards),
+            ("to_act", n, "one-hot relative seat of the player to act"),
+            ("last_mover", n, "one-hot relative seat of the player who moved last"),
+        ]
+    )
+
+
+def layout(rules: GuildersRules) -> Layout:
+    cfg = rules.config
+    return layout_for(cfg.num_players, cfg.total_cards, rules.max_copies, cfg.refan_discards, cfg.max_turns, rules.max_score)
+
+
+class Codec:
+    """Encodes and decodes PlayerViews for one configuration."""
+
+    def __init__(self, rules: GuildersRules):
+        cfg = rules.config
+        self.layout = layout(rules)
+        self.n = cfg.num_players
+        self.total = cfg.total_cards
+        self.copies = float(rules.max_copies)
+        self.refans = max(cfg.refan_discards, 1)
+        self.unlimited = cfg.refan_discards < 0
+        self.max_turns = cfg.max_turns
+        o = {name: sl.start for name, sl in self.layout.slices.items()}
+        self.size = self.layout.size
+        self._head = slice(o["fan_size"], o["turns"] + 1)  # the five scalars at the front
+        assert [o["discard_size"], o["refans_left"], o["refans_unlimited"], o["turns"]] == [1, 2, 3, 4]
+        self.o_last_call, self.o_last_card, self.o_events = o["last_call"], o["last_card"], o["last_events"]
+        self.o_points, self.o_lost_card, self.o_standing = o["last_points"], o["last_lost_card"], o["standing"]
+        self.o_scores, self.o_to_act, self.o_last_mover = o["scores"], o["to_act"], o["last_mover"]
+        self._piles = self.layout.slices["pile_values"]
+        # the per-card count segments lie end to end: one division scales them all
+        self._counts = slice(o["known_discards"], o["unseen"] + NUM_CARDS)
+        assert self._counts.stop - self._counts.start == 4 * NUM_CARDS + 2
+
+    def encode(self, v: PlayerView) -> np.ndarray:
+        x = np.zeros(self.size, dtype=np.float32)
+        n = self.n
+        unlimited = v.refans_left < 0
+        x[self._head] = (
+            v.fan_size / self.total,
+            v.discard_size / self.total,
+            0.0 if unlimited else v.refans_left / self.refans,
+            1.0 if unlimited else 0.0,
+            v.turns / self.max_turns,
+        )
+        # known_discards, scored, lost, set_aside, unseen lie end to end
+        counts = np.concatenate((v.known_discards, v.scored, v.lost, v.set_aside, v.unseen)).astype(np.float32)
+        if self.copies != 1.0:
+            counts /= np.float32(self.copies)
+        x[self._counts] = counts
+        # the scalars and one-hot entries scattered over the rest, written at once
+        where = [self.o_points, self.o_points + 1]
+        what = [v.last_gain / SCORE_SCALE, v.last_loss / SCORE_SCALE]
+        if n > 1:
+            best, ahead, tied = v.standing()
+            where += [self.o_standing, self.o_standing + 1, self.o_standing + 2]
+            what += [best / SCORE_SCALE, ahead / (n - 1), tied / (n - 1)]
+        if v.last_call is not None:
+            where.append(self.o_last_call + v.last_call)
+        if v.last_card is not None:
+            where.append(self.o_last_card + v.last_card)
+        if v.last_lost_card is not None:
+            where.append(self.o_lost_card + v.last_lost_card)
+        if v.to_act is not None:
+            where.append(self.o_to_act + v.to_act)
+        if v.last_mover is not None:
+            where.append(self.o_last_mover + v.last_mover)
+        for name in v.last_events:
+            where.append(self.o_events + EVENT_INDEX[name])
+        what += [1.0] * (len(where) - len(what))
+        x[where] = what
+        k = self.o_scores
+        x[k : k + n] = v.scores.astype(np.float32) / np.float32(SCORE_SCALE)
+        x[self._piles] = v.pile_values.ravel()
+        return x
+
+    def decode(self, x: np.ndarray) -> PlayerView:
+        """The PlayerView an observation vector encodes (encode(decode(x)) == x)."""
+        seg = self.layout.split(np.asarray(x, dtype=np.float32))
+
+        def count(a, scale=1.0):
+            return np.rint(a.astype(np.float64) * scale).astype(np.int64)
+
+        def scalar(a, scale):
+            return int(round(float(a[0]) * scale))
+
+        def one_hot(a):
+            nz = np.flatnonzero(a)
+            return int(nz[0]) if len(nz) else None
+
+        events = seg["last_events"]
+        points = seg["last_points"]
+        return PlayerView(
+            num_players=self.n,
+            fan_size=scalar(seg["fan_size"], self.total),
+            discard_size=scalar(seg["discard_size"], self.total),
+            refans_left=-1 if seg["refans_unlimited"][0] else scalar(seg["refans_left"], self.refans),
+            turns=scalar(seg["turns"], self.max_turns),
+            known_discards=count(seg["known_discards"], self.copies),
+            scored=count(seg["scored"], self.copies),
+            lost=count(seg["lost"], self.copies),
+            set_aside=count(seg["set_aside"], self.copies),
+            unseen=count(seg["unseen"], self.copies),
+            scores=count(seg["scores"], SCORE_SCALE),
+            pile_values=count(seg["pile_values"]),
+            to_act=one_hot(seg["to_act"]),
+            last_mover=one_hot(seg["last_mover"]),
+            last_call=one_hot(seg["last_call"]),
+            last_card=one_hot(seg["last_card"]),
+            last_events=tuple(name for i, name in enumerate(EVENT_NAMES) if events[i]),
+            last_gain=int(round(float(points[0]) * SCORE_SCALE)),
+            last_loss=int(round(float(points[1]) * SCORE_SCALE)),
+            last_lost_card=one_hot(seg["last_lost_card"]),
+        )
+
+
+# --------------------------------------------------------------------------- rendering
+def _cards_text(counts: np.ndarray) -> str:
+    """The cards of a count vector, e.g. ``"7h 7h Qc"``; ``"-"`` when empty."""
+    items = [cards.to_str(c) for c in np.flatnonzero(counts) for _ in range(int(counts[c]))]
+    return " ".join(items) if items else "-"
+
+
+def _pile_text(values: np.ndarray) -> str:
+    parts = [f"{int(k)}×{v}" for v, k in zip(VALUES, values) if k]
+    return " + ".join(parts) if parts else "empty"
+
+
+def render(v: PlayerView, seat: int | None = None) -> str:
+    """A text table of one player's view. ``seat`` (the observer's absolute seat, itself public)
+    only names the seats ``player_k``; without it they are "you", "+1", "+2"..."""
+    n = v.num_players
+    if seat is None:
+        names = ["you"] + [f"+{k}" for k in range(1, n)]
+    else:
+        names = [f"player_{(seat + k) % n}" + (" (you)" if k == 0 else "") for k in range(n)]
+    refans = "unlimited" if v.refans_left < 0 else str(v.refans_left)
+    head = f"turn {v.turns + 1}, " + (f"{names[v.to_act]} to call" if v.to_act is not None else "game over")
+    lines = [
+        head,
+        f"fan: {v.fan_size} face down   discard pile: {v.discard_size} "
+        f"({v.unknown_discards} unseen by you)   refans left: {refans}",
+    ]
+    if v.last_mover is not None:
+        drawn = "an unseen card" if v.last_card is None else cards.to_str(v.last_card)
+        what = ", ".join(v.last_events) if v.last_events else "nothing"
+        text = f"last turn: {names[v.last_mover]} called {ACTION_NAMES[v.last_call]!r}, drew {drawn}: {what}"
+        if v.last_gain:
+            text += f" (+{v.last_gain})"
+        if v.last_lost_card is not None:
+            text += f" (lost {cards.to_str(v.last_lost_card)}, -{v.last_loss})"
+        lines.append(text)
+    lines.append("scores (you first, then in turn order):")
+    width = max(len(name) for name in names)
+    for k in range(n):
+        lines.append(f"  {names[k]:<{width}} {int(v.scores[k]):>4}   {_pile_text(v.pile_values[k])}")
+    lines.append(f"scored cards: {_cards_text(v.scored)}")
+    if v.lost.any():
+        lines.append(f"lost to the evil joker: {_cards_text(v.lost)}")
+    if v.set_aside.any():
+        aside = np.zeros(NUM_CARDS, dtype=np.int64)
+        aside[52:] = v.set_aside
+        lines.append(f"jokers set aside: {_cards_text(aside)}")
+    lines.append(f"discards you know: {_cards_text(v.known_discards)}")
+    lines.append(f"unseen by you: {int(v.unseen.sum())} cards (the fan and the discards you have not seen)")
+    return "\n".join(lines)
+
+
+def render_state(s: GuildersState) -> str:
+    """Every card, the fan's order included. Debugging only, never for a player."""
+    lines = [
+        f"turn {s.turn + 1}, player {s.current_player} to call"
+        + (" (terminated)" if s.terminated else "")
+        + (" (truncated)" if s.truncated else ""),
+        f"fan (next draw last): {cards.format_many(s.fan)}",
+        "discards: " + " ".join(f"{cards.to_str(c)}@{b}" for c, b in zip(s.discards, s.discard_by)),
+        f"refans left: {'unlimited' if s.refans_left < 0 else s.refans_left}",
+    ]
+    for p, pile in enumerate(s.piles):
+        lines.append(
+            f"player {p}: {int(s.stats[p, 0])} points: " + " ".join(f"{cards.to_str(c)}={v}" for c, v in pile)
+        )
+    lines.append(f"lost: {cards.format_many(s.lost)}   set aside: {cards.format_many(s.set_aside)}")
+    return "\n".join(lines)
+
+
+__all__ = ["PlayerView", "view", "Codec", "layout", "render", "render_state"]
