@@ -1,0 +1,1 @@
+"""Fiddlesticks (Shithead/Palace family): rules (pure), view (what a player may know), env (PettingZoo glue)."""

@@ -1,0 +1,155 @@
+"""
+# Fiddlesticks — `card_envs.fiddlesticks_v0`
+
+| | |
+|---|---|
+| Import | `from card_envs import fiddlesticks_v0; env = fiddlesticks_v0.env()` |
+| Agents | `player_0` … `player_{N-1}`, N = `num_players` (2 up to 52·`num_decks`/9: 11 with 2 decks) |
+| Action space | `Discrete(13K + 17)`, K = 4·`num_decks`: `Discrete(121)` with 2 decks |
+| Observation | `{"observation": Box(float32, (size,)), "action_mask": Box(int8, (13K + 17,))}` |
+| Parallel API | no (turns are sequential) |
+| Rules | `shared/rules/fiddlesticks.md`; code in `card_envs/fiddlesticks/rules.py` |
+
+A Shithead/Palace-family shedding game on two decks (suits do not matter; ranks 2 < 3 < … <
+10 < J < Q < K < A). Each player is dealt 3 cards face down (nobody sees them, the owner
+included), 3 face up on top and 3 into the hand. In the SWAP phase each player, in turn from
+the dealer's left, chooses which 3 of its 6 visible cards lie face up (three `face-up R`
+picks, revealed only after everyone has picked). Then, clockwise from the dealer's left, a
+player plays any number of cards of one rank from the hand onto the pile: anything on an empty
+pile; otherwise equal or higher than the top card, except that on a 9 the next card must be
+equal or lower; 2s and 10s are wild (anything goes on a 2; a 10 clears the pile and the player
+goes again); four or more equal ranks on top of the pile, by whoever played them, clear it too
+and the player who completed the run goes again. After a play the player draws back up to 3
+from the stock; once the stock is gone, a hand below 3 takes in all of its owner's face-up
+cards (publicly). A player who cannot play must pick up the whole pile. With nothing in hand
+(stock and face-up cards gone) a player turns one face-down card of its choice: played if it
+fits, otherwise it and the whole pile go into the hand. The first player with no cards wins.
+
+## Actions
+
+K = 4·`num_decks` (the most copies of one rank); rank index r = 0..12 for 2..A.
+
+| Index | Name | Meaning |
+|---|---|---|
+| r·K + (k−1), 0 … 13K−1 | `play kxR` (e.g. `play 2x9`) | put k cards of rank R from the hand on the pile |
+| 13K + r | `face-up R` | SWAP phase: one card of rank R from the pool (hand + face-up) will lie face up |
+| 13K + 13 + j | `blind j` | turn face-down slot j (0..2) and play it if it fits |
+| 13K + 16 | `pick up` | take the whole pile into the hand |
+
+`env.unwrapped.action_to_string(a)` and `env.unwrapped.string_to_action(text)` convert
+(case-insensitive; `play 1x10` may also be written `play 1xT`, `pick up` as `pickup`).
+
+## Action mask
+
+All zeros for every agent not to act. In the SWAP phase: `face-up R` for each rank left in the
+player's pool. With cards in hand: `play kxR` for each rank R that fits on the pile and each k
+up to the copies of R in the hand; `pick up` only when no play fits (or, with
+`voluntary_pickup`, whenever the pile is not empty). With an empty hand: `blind j` for
+**every** face-down slot still holding a card, whether or not that card will fit: the mask
+depends only on the player's own hand, the public pile and which slots are filled, never on a
+face-down card.
+
+## Observation
+
+From the observer's seat: index 0 is the observer, then the others clockwise. Ranks only (suits
+do not matter). The view holds the player's own hand, every face-up card, face-down counts,
+hand sizes, the pile (top rank, length of the top run, counts of every rank), the cleared
+cards, the stock size and, for every seat, the hand cards everybody knows about: cards picked up
+with the pile or a failed blind card, face-up cards taken into the hand, dealt face-up cards
+swapped into the hand, less the copies of those ranks played since. Face-down cards are unknown
+to everyone until turned; SWAP choices stay hidden until all players have picked (until then
+every seat's row shows the dealt face-up cards). The layout (generated from
+`card_envs/fiddlesticks/view.py`, here for the default N = 4, 2 decks, `max_turns` 1000):
+
+{layout}
+
+`card_envs.fiddlesticks.view.Codec(rules).decode(vector)` (or `env.unwrapped.decode(vector)`)
+returns the `PlayerView` the vector encodes.
+
+## Rewards
+
+Terminal and zero-sum, from the final ranking (there is no score mode, so there is no
+`reward_mode` option). `first_out`: the winner ranks 1 and everyone else shares rank 2 (+1 for
+the winner, −1/(N−1) for each other player). `rank_all`: the finishing order is the ranking
+(+1 first out down to −1 last, in equal steps). A game cut by `max_turns` is truncated: 0 for
+all, everyone rank 1. At the end `infos[agent]` has `score` (there are no game points: the
+number of cards the player still holds, hand + face-up + face-down, 0 for a player who went
+out) and `rank` (1 = best, competition ranking).
+
+## Options
+
+| Name | Default | Meaning |
+|---|---|---|
+| `num_players` | 4 | 2 or more, with 9·N ≤ 52·`num_decks` |
+| `num_decks` | 2 | decks shuffled together (no jokers); K = 4·`num_decks` sets the action space |
+| `end_mode` | `"first_out"` | `"first_out"`: the game ends when the first player is out; `"rank_all"`: until one player is left |
+| `four_in_a_row_clears` | True | four or more equal ranks on top of the pile clear it (and the player goes again) |
+| `voluntary_pickup` | False | allow `pick up` whenever the pile is not empty (standard Shithead; not in the source) |
+| `dealer` | `"random"` | the dealer's seat, or `"random"`; the dealer's left picks first in the SWAP and plays first |
+| `max_turns` | 1000 | truncation after this many play actions (every play, blind and pick-up; SWAP picks not counted) |
+
+Stacked decks: `reset(options={"deck": [...]})` deals one card at a time clockwise from the
+dealer's left into face-down slots 0..2, then face-up 0..2, then the hand; the rest is the
+stock, its top the next card in the list.
+
+## Version history
+
+- v0: first release.
+"""
+
+from __future__ import annotations
+
+from card_envs.base import CardGameEnv, env_constructors
+from card_envs.fiddlesticks import view as fs_view
+from card_envs.fiddlesticks.rules import FiddlesticksRules
+
+
+class raw_env(CardGameEnv):
+    metadata = {"name": "fiddlesticks_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    Rules = FiddlesticksRules
+
+    def __init__(self, render_mode=None, **options):
+        super().__init__(render_mode=render_mode, **options)
+        self._codec = fs_view.Codec(self.rules)
+
+    @property
+    def observation_layout(self):
+        return fs_view.layout(self.rules)
+
+    def _encode(self, state, seat):
+        return self._codec.encode(fs_view.view(state, seat))
+
+    def _render_view(self, state, seat):
+        return fs_view.render(fs_view.view(state, seat))
+
+    def _render_state(self, state):
+        return fs_view.render_state(state)
+
+    def decode(self, observation):
+        """The PlayerView an observation vector encodes."""
+        return self._codec.decode(observation)
+
+    def encode_view(self, view):
+        """The observation vector of a PlayerView (``encode_view(decode(x)) == x``)."""
+        return self._codec.encode(view)
+
+
+env, raw_env = env_constructors(raw_env)
+
+__doc__ = __doc__.replace("{layout}", fs_view.layout(FiddlesticksRules()).table())
+raw_env.__doc__ = __doc__
+
+#: configurations the conformance suite runs (tests/conformance)
+CONFORMANCE_CONFIGS = [
+    {"num_players": 4},
+    {"num_players": 2},
+    {"num_players": 2, "end_mode": "rank_all", "voluntary_pickup": True, "max_turns": 300},  # truncations
+    {"num_players": 3, "end_mode": "rank_all"},
+    {"num_players": 3, "num_decks": 1, "dealer": 0},
+    {"num_players": 4, "end_mode": "rank_all"},
+    {"num_players": 6, "end_mode": "rank_all"},
+    {"num_players": 6, "num_decks": 3, "four_in_a_row_clears": False},
+    {"num_players": 5, "num_decks": 1, "dealer": 2, "max_turns": 80},  # 7 cards in the stock
+]
+#: the configuration of the issue's speed target
+BENCHMARK_CONFIG = {"num_players": 4}

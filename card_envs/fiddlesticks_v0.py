@@ -1,0 +1,6 @@
+"""Fiddlesticks, PettingZoo module convention: ``card_envs.fiddlesticks_v0.env()``."""
+
+from card_envs.fiddlesticks.env import BENCHMARK_CONFIG, CONFORMANCE_CONFIGS, env, raw_env  # noqa: F401
+
+__all__ = ["env", "raw_env"]
+__doc__ = raw_env.__doc__
