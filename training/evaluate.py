@@ -7,8 +7,9 @@
 As a function (notebooks): ``tournament("golf_v0", ["heuristic", "random"], 2000).summary()``.
 
 Seats: the agents given fill the seats in order, cycling when there are fewer agents than seats
-(``heuristic random`` at a 4-player table plays H R H R); game g rotates that line-up by g seats, so
-every agent plays every seat equally often. Game g is dealt from seed ``seed + g``.
+(``heuristic random`` at a 4-player table plays H R H R); with more agents than seats a window of
+them moves along every N games. Game g rotates that line-up by g seats, so every agent plays every
+seat equally often. Game g is dealt from seed ``seed + g``.
 """
 
 from __future__ import annotations
@@ -253,7 +254,14 @@ def play_game(env, players: Sequence[Any], seed: int, lineup: list[int]) -> Game
 
 
 def _lineup(num_agents: int, num_seats: int, game: int) -> list[int]:
-    base = [i % num_agents for i in range(num_seats)]
+    """Agent index per seat in game ``game``: the agents fill the seats cyclically (or, with more
+    agents than seats, a window of them that moves every ``num_seats`` games), rotated by
+    ``game`` seats, so every agent meets every other in every seat."""
+    if num_agents <= num_seats:
+        base = [i % num_agents for i in range(num_seats)]
+    else:
+        offset = (game // num_seats) % num_agents
+        base = [(offset + i) % num_agents for i in range(num_seats)]
     r = game % num_seats
     return base[r:] + base[:r]
 

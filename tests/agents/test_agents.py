@@ -143,3 +143,11 @@ def test_terminal_play_works_end_to_end_through_its_input():
     assert "is not legal now" in text or "not an action" in text
     assert "Game over" in text
     del env
+
+
+def test_with_more_agents_than_seats_every_agent_meets_every_other_in_every_seat():
+    from training.evaluate import _lineup
+
+    lineups = {tuple(_lineup(3, 2, g)) for g in range(6)}
+    assert lineups == {(0, 1), (1, 0), (1, 2), (2, 1), (2, 0), (0, 2)}
+    assert {tuple(_lineup(2, 4, g)) for g in range(4)} == {(0, 1, 0, 1), (1, 0, 1, 0)}
