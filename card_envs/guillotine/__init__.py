@@ -1,0 +1,1 @@
+"""Guillotine: rules (pure), view (what a player may know), env (PettingZoo glue)."""

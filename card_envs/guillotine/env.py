@@ -1,0 +1,153 @@
+"""
+# Guillotine — `card_envs.guillotine_v0`
+
+| | |
+|---|---|
+| Import | `from card_envs import guillotine_v0; env = guillotine_v0.env()` |
+| Agents | `player_0` … `player_3` (exactly 4) |
+| Action space | `Discrete(39)` |
+| Observation | `{"observation": Box(float32, ({size},)), "action_mask": Box(int8, (39,))}` |
+| Parallel API | no (turns are sequential) |
+| Rules | `shared/rules/guillotine.md`; code in `card_envs/guillotine/rules.py` |
+
+Four players, 32 cards ranked 7 < 8 < 9 < 10 < J < Q < K < A, eight each. The dealer looks
+at its hand and chooses a contract it has not used yet (its sixth is forced, still one step
+with a one-hot mask). Royalty, Queens, Spades, Parliament and Guillotine are trick-taking
+contracts without trumps: the dealer leads, each player follows suit when able, and the highest
+card of the led suit wins the trick (an off-suit card never wins) and leads the next. Domino is
+a shedding contract: the dealer opens with any card, whose rank becomes the anchor; only cards
+of the anchor rank start a suit's row, rows grow one rank up or down (7 and A are the ends), a
+player who can play must, otherwise it passes; playing an Ace (not the opening card) earns a
+bonus: further legal cards one at a time, until STOP, no legal card, or an empty hand. The
+deal ends when the second player goes out. The full game is 24 deals, the deal rotating
+clockwise; the lowest total wins.
+
+## Scoring (points per deal; lower is better)
+
+| Contract | Per player | Total per deal |
+|---|---|---|
+| Royalty | +20 per King taken, +10 per Queen taken | +120 |
+| Queens | +10 per Queen taken, −10 per King taken | 0 |
+| Spades | +5 per spade taken, −10 per King taken (`king_rule="contract_suit_king"`: only K♠) | 0 (+30) |
+| Parliament | −5 per trick won, −10 per King taken | −80 |
+| Guillotine | +5 per card taken, +10 per King, +10 per Queen, +5 for trick 1, +5 for trick 8 | +250 |
+| Domino | −30 for the first player out, −10 for the second | −40 |
+
+A full game's four totals add up to exactly 1000.
+
+## Actions
+
+| Index | Name | Meaning |
+|---|---|---|
+| 0–31 | `play 7c` … `play As` | play the card `8·suit + rank` (suits c d h s = 0..3, ranks 7 8 9 T J Q K A = 0..7) |
+| 32–37 | `choose royalty` … `choose domino` | the dealer's contract: Royalty, Queens, Spades, Parliament, Guillotine, Domino |
+| 38 | `pass` / `stop` | Domino: pass (only with no legal card) / end the Ace bonus (any time in it) |
+
+`env.unwrapped.action_to_string(a)` gives these names (38 reads `stop` during a bonus);
+`string_to_action` accepts them in any case, and also a bare card (`"Kh"`, `"10h"`) or contract
+name.
+
+## Action mask
+
+All zeros for every agent not to act. The mask of the agent to act is computed from its own
+hand and public state only: the dealer's unused contracts; in a trick, the cards of the led
+suit it holds, or its whole hand when it holds none (or leads); in Domino, the cards of its
+hand the layout accepts (its whole hand for the opening card), else `pass` alone; in an Ace
+bonus, the cards the layout accepts and `stop`.
+
+## Observation
+
+From the observer's seat: index 0 is the observer, then the others clockwise. Card segments
+have one entry per card, index `8·suit + rank` as in the actions. Everything in it is public or
+the observer's own: nothing depends on another player's hand. A Domino pass is public, and so
+is its consequence: the passer holds none of the playable cards (`known_absent`). The layout
+(generated from `card_envs/guillotine/view.py`; the same for every configuration):
+
+{layout}
+
+`env.unwrapped.decode(vector)` returns the `PlayerView` the vector encodes
+(`card_envs.guillotine.view`), and `encode_view(view)` encodes one.
+
+## Rewards
+
+`reward_mode="rank"` (default): at the end, places are worth +1 (lowest total) down to −1 in
+equal steps; tied players share the average of their places. `reward_mode="score"`: at the end
+of every deal each player gets −(deal points − the table's mean deal points) / 100. At the end
+`infos[agent]` has `score` (the total) and `rank` (1 = best, competition ranking).
+
+## Options
+
+| Name | Default | Meaning |
+|---|---|---|
+| `mode` | `"full"` | `"full"`: 24 deals, each dealer uses each contract once; `"single"`: one deal |
+| `contract` | None | single mode only: None = the dealer chooses from all six; a name (`"royalty"`, `"queens"`, `"spades"`, `"parliament"`, `"guillotine"`, `"domino"`) is applied at once, without a choice step |
+| `first_dealer` | `"random"` | seat 0–3 of the first dealer, or drawn from the seed; deal k's dealer is `(first_dealer + k) mod 4` |
+| `trick_rank_order` | `"seed"` | `"seed"`: 7<8<9<10<J<Q<K<A; `"french"`: 7<8<9<J<Q<K<10<A in tricks (Domino always uses the seed order) |
+| `king_rule` | `"every_king"` | Spades' King penalty: every King, or `"contract_suit_king"` (K♠ only) |
+| `ace_bonus` | True | the Domino Ace bonus |
+| `reward_mode` | `"rank"` | `"rank"` or `"score"` |
+| `num_players` | 4 | not a choice (not in the rule spec's table): accepted only as 4, so code that passes it to every game works; any other value is a ValueError |
+
+Stacked decks: `reset(options={"deck": [...]})` deals the 32 listed cards (top first) one at a
+time clockwise starting left of the dealer, eight to each hand; later deals are shuffled from
+the seed. With `first_dealer="random"` the dealer is drawn from the seed before the deal.
+
+## Version history
+
+- v0: first release.
+"""
+
+from __future__ import annotations
+
+from card_envs.base import CardGameEnv, env_constructors
+from card_envs.guillotine import view as guillotine_view
+from card_envs.guillotine.rules import GuillotineRules
+
+
+class raw_env(CardGameEnv):
+    metadata = {"name": "guillotine_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    Rules = GuillotineRules
+
+    def __init__(self, render_mode=None, **options):
+        super().__init__(render_mode=render_mode, **options)
+        self._codec = guillotine_view.Codec(self.rules)
+
+    @property
+    def observation_layout(self):
+        return guillotine_view.layout(self.rules)
+
+    def _encode(self, state, seat):
+        return self._codec.encode(guillotine_view.view(state, seat))
+
+    def _render_view(self, state, seat):
+        return guillotine_view.render(guillotine_view.view(state, seat))
+
+    def _render_state(self, state):
+        return guillotine_view.render_state(state)
+
+    def decode(self, observation):
+        """The PlayerView an observation vector encodes."""
+        return self._codec.decode(observation)
+
+    def encode_view(self, view):
+        return self._codec.encode(view)
+
+
+env, raw_env = env_constructors(raw_env)
+
+__doc__ = __doc__.replace("{layout}", guillotine_view.LAYOUT.table()).replace(
+    "{size}", str(guillotine_view.LAYOUT.size)
+)
+raw_env.__doc__ = __doc__
+
+#: configurations the conformance suite runs (tests/conformance)
+CONFORMANCE_CONFIGS = [
+    {"mode": "single"},
+    {},
+    {"mode": "single", "contract": "domino"},
+    {"mode": "single", "contract": "guillotine", "trick_rank_order": "french", "reward_mode": "score"},
+    {"mode": "single", "contract": "domino", "ace_bonus": False, "first_dealer": 2},
+    {"first_dealer": 1, "king_rule": "contract_suit_king", "reward_mode": "score"},
+]
+#: the configuration of the issue's speed target
+BENCHMARK_CONFIG = {"mode": "single"}
