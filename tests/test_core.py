@@ -92,3 +92,48 @@ def test_a_layout_hands_out_named_slices_end_to_end_and_documents_itself():
     x = np.arange(19, dtype=np.float32)
     assert layout.split(x)["pile"].shape == (2, 3)
     assert "| `hand` | 0–12 | 13 | own cards |" in layout.table()
+
+
+# ------------------------------------------------------------------- properties (hypothesis)
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(st.lists(st.integers(-50, 50), min_size=1, max_size=12), st.booleans())
+def test_any_scores_give_competition_ranks_and_zero_sum_rank_rewards(values, lower_is_better):
+    ranks = competition_ranks(values, lower_is_better)
+    for v, r in zip(values, ranks):
+        better = sum(1 for w in values if (w < v if lower_is_better else w > v))
+        assert r == better + 1
+    rewards = rank_rewards(ranks)
+    assert sum(rewards) == pytest.approx(0, abs=1e-9)
+    assert all(-1 - 1e-9 <= x <= 1 + 1e-9 for x in rewards)
+    for (v, x), (w, y) in zip(zip(values, rewards), zip(values[1:], rewards[1:])):
+        if v == w:
+            assert x == pytest.approx(y)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(2, 6), st.integers(0, 80))
+def test_golf_hidden_cards_never_reach_any_seat_for_any_seed_and_moment(seed, players, steps):
+    import card_envs
+
+    env = card_envs.golf_v0.raw_env(num_players=players, num_rounds=1)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if env.terminations[env.agent_selection]:
+            break
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    state = env.game_state
+    for seat, agent in enumerate(env.possible_agents):
+        before = (env.observe(agent)["observation"].tobytes(), env.observe(agent)["action_mask"].tobytes(),
+                  env.render_view(agent))
+        env.game_state = env.rules.resample_hidden(state, seat, rng)
+        env._mask = None
+        after = (env.observe(agent)["observation"].tobytes(), env.observe(agent)["action_mask"].tobytes(),
+                 env.render_view(agent))
+        env.game_state = state
+        env._mask = None
+        assert after == before
