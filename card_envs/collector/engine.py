@@ -1,0 +1,492 @@
+"""The engine Collector and Hot share: hidden-commit rounds of PLAY and ACQUIRE.
+
+Both games (``../shared/rules/collector.md``, ``hot.md``) run the same round:
+
+* **PLAY** (hidden commit): every player with cards commits PLAY(r), one card of rank r.
+* **REVEAL**: the played cards are turned face up together.
+* **ACQUIRE** (hidden commit): every player commits to drawing two cards from the stock or to
+  taking the card just played by the player k seats clockwise (in Hot a taker also draws one).
+* **RESOLVE**: (1) a card wanted by several players goes to the first of them clockwise from
+  its discarder; the others fall back (``contest_fallback``); (2) the played cards nobody took
+  go to the bottom of the stock, one at a time, in seat order from the lead seat; (3) in seat
+  order from the lead seat each player draws what they are owed from the top, or what is left.
+* **CHECK**: every player holding all 13 ranks completes (the claim is automatic); what
+  follows is the game's business (:meth:`SetRules._check`).
+
+In the AEC API a commit phase asks the players one at a time, clockwise from the lead seat
+``L_t = (dealer + 1 + t) mod N``; a commitment stays in ``state.pending`` and is shown to
+nobody (observations, masks, infos, renderings) until everyone has committed.
+
+Knowledge is tracked in the state so the view can show exactly what a player may know: the
+cards publicly known to be in each hand (taken cards, and stock cards drawn after they had been
+seen face up), and the known bottom of the stock (every returned card; the never-seen cards are
+always the top ``stock_unknown`` cards). A player who plays a rank it holds a publicly known card
+of plays that card (it reveals nothing new; to the player the copies are the same, suits being
+irrelevant).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from itertools import islice
+from typing import Any
+
+import numpy as np
+
+from card_envs import cards
+
+PLAY, ACQUIRE, OVER = 0, 1, 2
+PHASE_NAMES = ("play", "acquire", "over")
+NUM_RANKS = 13
+DRAW_TWO = 13  # action index of DRAW_TWO; PLAY(r) is r, TAKE(k) is DRAW_TWO + k
+TAKE_BASE = 14  # action index of TAKE(1) / DRAW_ONE_TAKE(1)
+RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+MAX_HAND_SIZE = 12  # a 13-card deal could be complete before the first round; see the option docs
+DECK = tuple(range(52))
+
+
+class SetState:
+    """One game of Collector or Hot. Seats are 0..N-1, clockwise; the stock's top is ``stock[0]``."""
+
+    __slots__ = (
+        "num_players",
+        "hands",  # per seat: card ints
+        "counts",  # per seat: 13 rank counts of the hand
+        "known",  # per seat: the cards of its hand every player knows about
+        "known_counts",  # per seat: 13 rank counts of ``known``
+        "stock",  # deque, top first
+        "stock_unknown",  # the top stock_unknown cards were never seen; the rest were (returned cards)
+        "played",  # per seat: the card revealed this round (ACQUIRE), -1 none
+        "pending",  # per seat: the action committed in the current phase, -1 none
+        "phase",  # PLAY / ACQUIRE / OVER
+        "order",  # seats asked in the current phase, in order
+        "pos",  # how many of them have committed
+        "current_player",
+        "round",  # t, within the game (Collector) or the deal (Hot)
+        "dealer",
+        "lead",
+        "last_played",  # per seat: the card it played in the last resolved round, -1 none
+        "last_taker",  # per seat: who took its last-round card, -1 nobody
+        "last_drawn",  # per seat: how many stock cards it drew last round
+        "terminated",
+        "truncated",
+        "winners",  # seats that completed at the end (Collector), callers of the last deal (Hot)
+        "shown",  # rank counts of every hand laid down (game end / last scored Hot deal), or None
+        "laid_down",  # True when the current hands are the shown ones (public)
+        "scores",  # Hot: game totals
+        "deal",  # Hot: deal number, 0-based
+        "last_deal_points",  # Hot: points of the last finished deal
+        "rng",
+    )
+
+    def copy(self) -> "SetState":
+        s = SetState.__new__(SetState)
+        s.num_players = self.num_players
+        s.hands = [h[:] for h in self.hands]
+        s.counts = [c[:] for c in self.counts]
+        s.known = [k[:] for k in self.known]
+        s.known_counts = [k[:] for k in self.known_counts]
+        s.stock = deque(self.stock)
+        s.stock_unknown = self.stock_unknown
+        s.played = self.played[:]
+        s.pending = self.pending[:]
+        s.phase = self.phase
+        s.order = self.order[:]
+        s.pos = self.pos
+        s.current_player = self.current_player
+        s.round = self.round
+        s.dealer = self.dealer
+        s.lead = self.lead
+        s.last_played = self.last_played[:]
+        s.last_taker = self.last_taker[:]
+        s.last_drawn = self.last_drawn[:]
+        s.terminated = self.terminated
+        s.truncated = self.truncated
+        s.winners = self.winners[:]
+        s.shown = None if self.shown is None else [c[:] for c in self.shown]
+        s.laid_down = self.laid_down
+        s.scores = self.scores[:]
+        s.deal = self.deal
+        s.last_deal_points = self.last_deal_points[:]
+        s.rng = self.rng
+        return s
+
+    def distinct(self, seat: int) -> int:
+        """How many different ranks ``seat`` holds."""
+        return NUM_RANKS - self.counts[seat].count(0)
+
+
+def rank_counts(card_list) -> list[int]:
+    out = [0] * NUM_RANKS
+    for c in card_list:
+        out[c % 13] += 1
+    return out
+
+
+class SetRules:
+    """The shared rules; :class:`card_envs.collector.rules.CollectorRules` and
+    :class:`card_envs.hot.rules.HotRules` fill in the game's parts.
+
+    A subclass sets ``name``, ``num_actions``, ``take_draws`` (stock cards a successful taker
+    also draws), ``loser_draws`` (stock cards a losing claimant draws in all), ``max_rounds``
+    (the round guard) and implements :meth:`_check`, :meth:`scores`, :meth:`ranks`.
+    """
+
+    name = "set_game"
+    num_actions = 17
+    take_label = "take"
+    hot = False
+    reward_mode = "rank"
+
+    def __init__(self, config: Any):
+        self.config = config
+        self.num_players = n = config.num_players
+        self.hand_size = config.hand_size
+        self._take_actions = [(TAKE_BASE + k - 1, k) for k in range(1, n)]
+        names = {r: f"play {RANK_NAMES[r]}" for r in range(NUM_RANKS)}
+        names[DRAW_TWO] = "draw two"
+        for k in range(1, self.num_actions - TAKE_BASE + 1):
+            names[TAKE_BASE + k - 1] = f"{self.take_label} {k}"
+        self._names = [names[a] for a in range(self.num_actions)]
+        lookup = {name.lower(): a for a, name in enumerate(self._names)}
+        lookup["play t"] = 9  # the card notation's T
+        lookup["play 1"] = 0  # the source counts the ace as 1
+        for k in range(1, self.num_actions - TAKE_BASE + 1):
+            lookup[f"take {k}"] = TAKE_BASE + k - 1
+        self._lookup = lookup
+
+    # ----------------------------------------------------------------------------- set-up
+    def deck(self) -> list[int]:
+        """One 52-card deck, no jokers."""
+        return list(DECK)
+
+    def new_game(self, rng: np.random.Generator, deck: list[int] | None = None) -> SetState:
+        n = self.num_players
+        s = SetState()
+        s.num_players = n
+        s.rng = rng
+        s.terminated = s.truncated = False
+        s.winners = []
+        s.shown = None
+        s.laid_down = False
+        s.scores = [0] * n
+        s.deal = 0
+        s.last_deal_points = [0] * n
+        dealer = self.config.dealer
+        if dealer == "random":
+            dealer = int(rng.integers(n))
+        self._deal(s, dealer, deck)
+        return s
+
+    def _deal(self, s: SetState, dealer: int, deck: list[int] | None) -> None:
+        """Shuffle (unless stacked), deal ``hand_size`` cards one at a time clockwise from the
+        dealer's left; the rest is the stock, its top the next card. Round 0 starts."""
+        n = self.num_players
+        if deck is None:
+            deck = s.rng.permutation(52).tolist()
+        s.dealer = dealer
+        s.hands = [[] for _ in range(n)]
+        dealt = self.hand_size * n
+        for i in range(dealt):
+            s.hands[(dealer + 1 + i) % n].append(deck[i])
+        s.counts = [rank_counts(h) for h in s.hands]
+        s.laid_down = False
+        s.known = [[] for _ in range(n)]
+        s.known_counts = [[0] * NUM_RANKS for _ in range(n)]
+        s.stock = deque(deck[dealt:])
+        s.stock_unknown = len(s.stock)
+        s.last_played = [-1] * n
+        s.last_taker = [-1] * n
+        s.last_drawn = [0] * n
+        s.round = 0
+        s.lead = (dealer + 1) % n
+        self._start_play(s)
+
+    def _seats_from_lead(self, s: SetState) -> list[int]:
+        n = self.num_players
+        return [(s.lead + i) % n for i in range(n)]
+
+    def _start_play(self, s: SetState) -> None:
+        n = self.num_players
+        s.phase = PLAY
+        s.played = [-1] * n
+        s.pending = [-1] * n
+        s.order = [p for p in self._seats_from_lead(s) if s.hands[p]]
+        s.pos = 0
+        if not s.order:  # cannot happen (some hand always holds a card), kept for safety
+            self._start_acquire(s)
+            return
+        s.current_player = s.order[0]
+
+    def _start_acquire(self, s: SetState) -> None:
+        s.phase = ACQUIRE
+        s.pending = [-1] * self.num_players
+        s.order = self._seats_from_lead(s)
+        s.pos = 0
+        s.current_player = s.order[0]
+
+    def _lay_down(self, s: SetState) -> None:
+        """Every player shows their hand (public from now on)."""
+        s.shown = [c[:] for c in s.counts]
+        s.laid_down = True
+
+    def _end_game(self, s: SetState, terminated: bool) -> None:
+        s.phase = OVER
+        s.current_player = -1
+        s.order = []
+        s.pos = 0
+        s.pending = [-1] * self.num_players
+        s.terminated = terminated
+        s.truncated = not terminated
+
+    # ------------------------------------------------------------------------------- masks
+    def legal_mask(self, s: SetState) -> np.ndarray:
+        """The mask of the player to act (zeros once the game is over)."""
+        return self.mask_for(s, s.current_player)
+
+    def mask_for(self, s: SetState, seat: int) -> np.ndarray:
+        """The legal actions of ``seat`` in the current phase, were it asked now. It depends on
+        its own hand (PLAY) or on the revealed cards (ACQUIRE) only, never on anyone's pending
+        commitment, so every player of a phase can be asked at once (the parallel API)."""
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if s.phase == PLAY:
+            if seat >= 0:
+                counts = s.counts[seat]
+                for r in range(NUM_RANKS):
+                    if counts[r]:
+                        mask[r] = 1
+        elif s.phase == ACQUIRE:
+            mask[DRAW_TWO] = 1  # always, even from a short stock: the mask must not hint at it
+            n = self.num_players
+            played = s.played
+            for a, k in self._take_actions:
+                if played[(seat + k) % n] >= 0:
+                    mask[a] = 1
+        return mask
+
+    def phase_actors(self, s: SetState) -> list[int]:
+        """Seats asked in the current phase, in the order the AEC API asks them."""
+        return s.order[:] if s.phase != OVER else []
+
+    # ------------------------------------------------------------------------------- apply
+    def apply(self, s: SetState, action: int) -> list[float] | None:
+        """Commit ``action`` for the player to act; the last commitment of a phase reveals
+        (PLAY) or resolves the round (ACQUIRE). Returns the score-mode rewards of a finished
+        Hot deal, else None. The caller has checked the action is legal."""
+        s.pending[s.current_player] = action
+        s.pos += 1
+        if s.pos < len(s.order):
+            s.current_player = s.order[s.pos]
+            return None
+        if s.phase == PLAY:
+            self._reveal(s)
+            self._start_acquire(s)
+            return None
+        return self._resolve(s)
+
+    def _reveal(self, s: SetState) -> None:
+        for p in s.order:
+            r = s.pending[p]
+            hand = s.hands[p]
+            known = s.known[p]
+            card = -1
+            if s.known_counts[p][r]:  # a publicly known copy first: it reveals nothing new
+                for c in known:
+                    if c % 13 == r:
+                        card = c
+                        known.remove(c)
+                        s.known_counts[p][r] -= 1
+                        break
+            else:
+                for c in hand:
+                    if c % 13 == r:
+                        card = c
+                        break
+            hand.remove(card)
+            s.counts[p][r] -= 1
+            s.played[p] = card
+
+    def _resolve(self, s: SetState) -> list[float] | None:
+        n = self.num_players
+        played = s.played
+        pending = s.pending
+        owed = [0] * n
+        claims: list[list[int]] = [[] for _ in range(n)]
+        for p in range(n):
+            a = pending[p]
+            if a == DRAW_TWO:
+                owed[p] = 2
+            else:
+                claims[(p + a - DRAW_TWO) % n].append(p)
+        # 1. contests: the first claimant clockwise from the discarder's left gets the card
+        taker = [-1] * n
+        for d in range(n):
+            cl = claims[d]
+            if not cl:
+                continue
+            winner = min(cl, key=lambda p: (p - d) % n)
+            taker[d] = winner
+            for p in cl:
+                owed[p] = self.take_draws if p == winner else self.loser_draws
+            c = played[d]
+            s.hands[winner].append(c)
+            s.counts[winner][c % 13] += 1
+            s.known[winner].append(c)
+            s.known_counts[winner][c % 13] += 1
+        # 2. untaken cards to the bottom of the stock, in seat order from the lead seat
+        order = self._seats_from_lead(s)
+        stock = s.stock
+        for p in order:
+            if played[p] >= 0 and taker[p] < 0:
+                stock.append(played[p])
+        # 3. draws from the top, in seat order from the lead seat, while the stock lasts
+        drawn = [0] * n
+        for p in order:
+            want = owed[p]
+            while want and stock:
+                c = stock.popleft()
+                if s.stock_unknown:
+                    s.stock_unknown -= 1
+                else:  # it had been seen face up: everyone knows who has it now
+                    s.known[p].append(c)
+                    s.known_counts[p][c % 13] += 1
+                s.hands[p].append(c)
+                s.counts[p][c % 13] += 1
+                drawn[p] += 1
+                want -= 1
+        s.last_played = played
+        s.last_taker = taker
+        s.last_drawn = drawn
+        s.played = [-1] * n
+        s.pending = [-1] * n
+        complete = [p for p in range(n) if 0 not in s.counts[p]]
+        return self._check(s, complete)
+
+    def _next_round(self, s: SetState) -> None:
+        s.round += 1
+        s.lead = (s.dealer + 1 + s.round) % self.num_players
+        self._start_play(s)
+
+    def _check(self, s: SetState, complete: list[int]) -> list[float] | None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------------ action names
+    def action_to_string(self, s: Any, action: int) -> str:
+        return self._names[int(action)]
+
+    def string_to_action(self, s: Any, text: str) -> int:
+        key = " ".join(str(text).lower().split())
+        if key in self._lookup:
+            return self._lookup[key]
+        raise ValueError(
+            f"unknown action name {text!r} for {self.name}; action names: " + ", ".join(self._names)
+        )
+
+    # --------------------------------------------------------------------- for tests, search
+    def zones(self, s: SetState) -> dict[str, list[int]]:
+        out = {f"hand {p}": s.hands[p][:] for p in range(self.num_players)}
+        out["stock"] = list(s.stock)
+        out["played"] = [c for c in s.played if c >= 0]
+        return out
+
+    def resample_hidden(self, s: SetState, seat: int, rng: np.random.Generator) -> SetState:
+        """A copy in which everything ``seat`` cannot know is redrawn.
+
+        Hidden from ``seat``: the other players' cards that are not publicly known, the stock
+        cards nobody has seen (its top part) and, in a commit phase, the other players' pending
+        commitments; from the next Hot deal on, the shuffles too (the copy gets a fresh
+        generator). These hidden cards are dealt at random among the hidden places (each keeps
+        its size) and each pending commitment of another player is redrawn among its legal
+        choices. Everything ``seat`` knows stays: its own hand and commitment, the cards seen
+        face up and where they went, hand and stock sizes, the shown hands once laid down, and
+        that no other player held a complete set at the last check (draws violating that are
+        rejected; after many rejections only the suits of the hidden cards are permuted,
+        which keeps it by construction).
+        """
+        n = self.num_players
+        out = s.copy()
+        out.rng = np.random.default_rng(int(rng.integers(2**63)))
+        others = [p for p in range(n) if p != seat]
+        hands_shown = s.laid_down
+        places: list[tuple[int, int]] = []  # (seat or -1 for the stock, how many hidden cards)
+        pool: list[int] = []
+        kept: dict[int, list[int]] = {}
+        if not hands_shown:
+            for p in others:
+                known = set(s.known[p])
+                hidden = [c for c in s.hands[p] if c not in known]
+                kept[p] = [c for c in s.hands[p] if c in known]
+                pool.extend(hidden)
+                places.append((p, len(hidden)))
+        pool.extend(islice(s.stock, 0, s.stock_unknown))
+        places.append((-1, s.stock_unknown))
+        tail = list(islice(s.stock, s.stock_unknown, None))
+        pool_arr = np.array(pool, dtype=np.int64)
+
+        def deal_out(order: list[int]) -> None:
+            i = 0
+            for p, k in places:
+                part = order[i : i + k]
+                i += k
+                if p < 0:
+                    out.stock = deque(part + tail)
+                else:
+                    out.hands[p] = kept[p] + part
+                    out.counts[p] = rank_counts(out.hands[p])
+
+        def consistent() -> bool:
+            if hands_shown:  # nothing of the hands was redrawn
+                return True
+            for p in others:
+                counts = out.counts[p][:]
+                if s.played[p] >= 0:
+                    counts[s.played[p] % 13] += 1
+                if 0 not in counts:
+                    return False
+            return True
+
+        for _ in range(200):
+            deal_out(rng.permutation(pool_arr).tolist())
+            if consistent():
+                break
+        else:  # permute suits only: every hand keeps its ranks
+            by_rank: dict[int, list[int]] = {}
+            for c in pool:
+                by_rank.setdefault(c % 13, []).append(c)
+            perm = {}
+            for r, cs in by_rank.items():
+                for a, b in zip(cs, rng.permutation(np.array(cs)).tolist()):
+                    perm[a] = b
+            deal_out([perm[c] for c in pool])
+        # the other players' pending commitments
+        for p in others:
+            if out.pending[p] >= 0:
+                legal = np.flatnonzero(self.mask_for(out, p))
+                out.pending[p] = int(rng.choice(legal))
+        return out
+
+    def render_state(self, s: SetState) -> str:
+        """Every card, hidden ones included (debugging only)."""
+        n = self.num_players
+        lines = [
+            f"{self.name}: round {s.round}, phase {PHASE_NAMES[s.phase]}, dealer {s.dealer}, lead {s.lead}"
+            + (f", deal {s.deal}, scores {s.scores}" if self.hot else "")
+        ]
+        for p in range(n):
+            pend = s.pending[p]
+            lines.append(
+                f"  seat {p}: {cards.format_many(sorted(s.hands[p], key=lambda c: (c % 13, c)))}"
+                + (f" | known: {cards.format_many(s.known[p])}" if s.known[p] else "")
+                + (f" | played {cards.to_str(s.played[p])}" if s.played[p] >= 0 else "")
+                + (f" | pending: {self._names[pend]}" if pend >= 0 else "")
+            )
+        stock = list(s.stock)
+        lines.append(
+            f"  stock ({len(stock)}, top first; | marks the seen bottom): "
+            + cards.format_many(stock[: s.stock_unknown])
+            + " | "
+            + cards.format_many(stock[s.stock_unknown :])
+        )
+        if s.phase == OVER:
+            lines.append(f"  game over: {'terminated' if s.terminated else 'truncated'}; winners {s.winners}")
+        return "\n".join(lines)

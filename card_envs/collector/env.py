@@ -1,0 +1,148 @@
+"""Collector: collect one card of each of the 13 ranks; play and acquire by hidden commitment.
+
+| | |
+|---|---|
+| Import | `from card_envs import collector_v0` |
+| Agents | `player_0` … `player_{N-1}`, N = `num_players` (2–4, default 2) |
+| Action | `Discrete(17)` |
+| Observation | `{"observation": Box(float32, (710 + 56N + N²,)), "action_mask": Box(int8, (17,))}` (826 for N = 2) |
+| Parallel API | `collector_v0.parallel_env()`: one step per phase (`parallel_raw_env()` raises on illegal actions) |
+| Rules | `shared/rules/collector.md` (the source: Tyler McCarn's Collector) |
+
+**The game.** Each player is dealt 5 cards; the rest is the stock. Every round has two hidden
+commitments. PLAY: each player with cards puts one card face down; they are turned up together.
+ACQUIRE: each player chooses to draw two cards from the stock or to take the card just played by
+the player k seats clockwise. A card several players want goes to the first of them clockwise
+from its discarder; the others draw two instead (`contest_fallback`). Cards nobody took go to the
+bottom of the stock, in seat order from the lead seat, before the draws; the draws are served in
+seat order from the lead seat while the stock lasts (no reshuffle). After the round every player
+holding all 13 ranks wins (several: a shared win). Suits do not matter.
+
+**Turn order (AEC).** The lead seat of round t is `L_t = (dealer + 1 + t) mod N`. Each phase asks
+its players one at a time clockwise from `L_t` (PLAY skips a player whose hand is empty). A
+commitment is seen by nobody else (observations, masks, infos, renderings) until every player of
+the phase has committed; then everything is revealed at once. In the parallel API each phase is
+one `step` with every asked player's action. Actions sent for players the phase does not ask
+(their mask is all zeros) are ignored; an illegal action ends the game with -1 for the first
+illegal mover in asking order, exactly as `env()` does.
+
+**Actions** (indices fixed by the spec's §8):
+
+| Index | Phase | Name | Meaning |
+|---|---|---|---|
+| 0–12 | PLAY | `play A` … `play 10` … `play K` | play one card of that rank |
+| 13 | ACQUIRE | `draw two` | draw two cards from the top of the stock |
+| 14–16 | ACQUIRE | `take 1` … `take 3` | take the card played by the player 1–3 seats clockwise |
+
+**Action mask.** PLAY(r) iff the player holds a card of rank r. DRAW_TWO always (even when the
+stock is short: the mask hints at nothing). TAKE(k) iff k < N and the player k seats clockwise
+played a card this round. The mask never depends on anyone's pending choice; agents not to act
+get all zeros.
+
+**Observation** (relative seats: 0 = the observer, then clockwise). Everything the player may
+know and nothing else: own hand (rank counts) and own commitment, who has committed (not what),
+hand and stock sizes, the cards revealed this round, last round's plays with who took each card
+and how many cards each player drew, the cards every player knows to be in each hand (cards taken,
+and seen cards drawn back from the stock bottom, minus those played since; a player playing a rank
+of which it holds such a known card plays that card), the seen bottom of the stock (returned
+cards, by depth from the top) and, once the game is over, every hand laid down. Decode a vector
+with `card_envs.collector.view.decode`. Layout for N = 2 (segments sized N grow with the table):
+
+{layout}
+
+**Rewards.** Terminal and zero-sum from the final ranking (`reward_mode` is always `"rank"`: the
+spec defines no score mode): the players completing in the same round share first place, the
+others the places below (3 players, one winner: +1, −½, −½). At `max_rounds` the game is
+truncated: a draw (0 for all), or with `truncation_rule="most_ranks"` the players holding most
+different ranks share first place, the others the places below.
+
+**Infos at the end.** `score`: the number of different ranks held (13 = complete; Collector has
+no points); `rank`: competition rank, 1 = best. At the end every hand is laid down (the claim is
+checked, and `most_ranks` compares hands), so the results are public.
+
+**Options** (spec §7):
+
+| Name | Default | Meaning |
+|---|---|---|
+| `num_players` | 2 | 2–4 |
+| `hand_size` | 5 | initial hand, 1–12 (a 13-card deal could be complete before any round) |
+| `dealer` | 0 | seat 0..N-1 or `"random"`; sets the lead seat `L_t` |
+| `max_rounds` | 200 | truncation after this many rounds (≥ 1) |
+| `truncation_rule` | `"draw"` | `"draw"` or `"most_ranks"`: the result when truncated |
+| `contest_fallback` | `"draw_two"` | `"draw_two"` or `"nothing"`: what a losing claimant gets |
+
+`reset(options={"deck": [...]})` deals a stacked 52-card deck, top card first, one card at a
+time clockwise from the dealer's left; the rest is the stock, its top the next card.
+
+**Version history.** v0: first release.
+"""
+
+from __future__ import annotations
+
+from card_envs.base import CardGameEnv, env_constructors
+from card_envs.collector import view as view_mod
+from card_envs.collector.parallel import parallel_constructor
+from card_envs.collector.rules import CollectorRules
+
+
+class raw_env(CardGameEnv):
+    """Collector as a PettingZoo AEC environment (illegal actions raise ValueError)."""
+
+    metadata = {"name": "collector_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    Rules = CollectorRules
+    hot = False
+
+    def __init__(self, render_mode: str | None = None, **options):
+        super().__init__(render_mode=render_mode, **options)
+
+    @property
+    def observation_layout(self):
+        r = self.rules
+        c = r.config
+        return view_mod.make_layout(
+            r.num_players,
+            self.hot,
+            max_rounds=getattr(c, "max_rounds", None) or getattr(c, "max_rounds_per_deal"),
+            target_points=getattr(c, "target_points", 11),
+            max_deals=getattr(c, "max_deals", 100),
+        )
+
+    def _encode(self, state, seat):
+        return view_mod.encode(view_mod.view(state, seat, self.hot))
+
+    def _render_view(self, state, seat):
+        return view_mod.render_view(view_mod.view(state, seat, self.hot), self.rules._names)
+
+    def _render_state(self, state):
+        return self.rules.render_state(state)
+
+    def decode(self, observation):
+        """The PlayerView an observation vector encodes."""
+        return view_mod.decode(observation, self.hot)
+
+    def encode_view(self, view):
+        """The observation vector of a PlayerView (``encode_view(decode(x)) == x``)."""
+        return view_mod.encode(view)
+
+    def player_view(self, agent: str) -> view_mod.PlayerView:
+        """The decoded view of ``agent`` (what it may know), for heuristics and debugging."""
+        return view_mod.view(self.game_state, self._seat[agent], self.hot)
+
+
+env, raw_env = env_constructors(raw_env)
+parallel_env, parallel_raw_env = parallel_constructor(raw_env)
+
+__doc__ = __doc__.replace("{layout}", view_mod.make_layout(2).table())
+raw_env.__doc__ = __doc__
+
+#: configurations the conformance suite runs (tests/conformance)
+CONFORMANCE_CONFIGS = [
+    {},
+    {"num_players": 3},
+    {"num_players": 4, "max_rounds": 60},
+    {"num_players": 3, "contest_fallback": "nothing", "dealer": "random", "max_rounds": 80},
+    {"num_players": 2, "max_rounds": 6, "truncation_rule": "most_ranks"},
+    {"num_players": 4, "hand_size": 12, "max_rounds": 30},
+]
+#: the configuration of the issue's speed target (15,000 env steps/s through env())
+BENCHMARK_CONFIG = {"num_players": 3}

@@ -1,0 +1,180 @@
+"""PettingZoo's Parallel API for games of hidden-commit phases (Collector, Hot).
+
+Each phase is one simultaneous step: every player the phase asks gives its action at once. The
+parallel environment drives the game's own AEC environment underneath, feeding the actions in
+the order the AEC API asks for them, so the two APIs play the same game from the same seed and
+the same choices by construction.
+
+What it needs from the rules (so it can serve any such game): ``rules.phase_actors(state)`` (the
+seats asked in the current phase, in asking order) and ``rules.mask_for(state, seat)`` (a seat's
+legal actions in the current phase; it must not depend on anyone's pending commitment).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pettingzoo.utils.env import ParallelEnv
+
+from card_envs.base import ActionOutOfRangeError, CardGameEnv, IllegalActionError
+
+
+class CommitParallelEnv(ParallelEnv):
+    """Parallel version of a :class:`CardGameEnv` whose turns come in simultaneous phases.
+
+    ``step(actions)`` takes an action for every agent the current phase asks (those whose
+    ``action_mask`` is not all zeros); actions given for the other live agents are ignored
+    (they may be anything, ``None`` included), as PettingZoo's ``parallel_api_test`` sends one for
+    every live agent. A missing or out-of-range action is a ValueError and nothing is applied.
+    An illegal action behaves as in the AEC version: ``parallel_env()`` (like ``env()``) ends the
+    game with -1 for the first illegal mover in asking order and a warning; the raw class (like
+    ``raw_env()``) raises a ValueError and applies nothing.
+    """
+
+    aec_class: type[CardGameEnv]
+    checked = False  # parallel_env() sets it: illegal actions end the game instead of raising
+
+    def __init__(self, render_mode: str | None = None, **options: Any):
+        self.aec = self.aec_class(render_mode=render_mode, **options)
+        self.aec._checked = self.checked
+        self.metadata = dict(self.aec.metadata)
+        self.render_mode = render_mode
+        self.possible_agents = self.aec.possible_agents[:]
+        self.agents: list[str] = []
+        self.observation_spaces = self.aec.observation_spaces
+        self.action_spaces = self.aec.action_spaces
+        self._zero_mask = np.zeros(self.aec.rules.num_actions, dtype=np.int8)
+
+    @property
+    def rules(self):
+        return self.aec.rules
+
+    @property
+    def game_state(self):
+        return self.aec.game_state
+
+    @property
+    def unwrapped(self) -> "CommitParallelEnv":
+        return self
+
+    def observation_space(self, agent: str):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str):
+        return self.action_spaces[agent]
+
+    # ---------------------------------------------------------------------------------------
+    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+        state = self.aec.game_state
+        rules = self.aec.rules
+        actors = set(rules.phase_actors(state))
+        out = {}
+        for seat, agent in enumerate(self.possible_agents):
+            mask = rules.mask_for(state, seat) if seat in actors else self._zero_mask.copy()
+            out[agent] = {"observation": self.aec._encode(state, seat), "action_mask": mask}
+        return out
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self.aec.reset(seed=seed, options=options)
+        self.agents = self.possible_agents[:] if not self.aec._done else []
+        return self._observations(), {a: dict(self.aec.infos[a]) for a in self.possible_agents}
+
+    def step(self, actions: dict[str, Any]):
+        aec = self.aec
+        if aec.game_state is None:
+            raise ValueError("reset() needs to be called before step()")
+        if not self.agents:
+            raise ValueError("the game is over: call reset()")
+        state = aec.game_state
+        rules = aec.rules
+        actors = rules.phase_actors(state)
+        chosen = []
+        for seat in actors:  # check every action before applying any
+            agent = self.possible_agents[seat]
+            if agent not in actions or actions[agent] is None:
+                raise ValueError(
+                    f"{agent} must act in this phase; actions are needed for "
+                    + ", ".join(self.possible_agents[p] for p in actors)
+                )
+            try:
+                a = aec._check_range(actions[agent])
+            except ActionOutOfRangeError as e:
+                raise ValueError(f"{agent}: {e}") from None
+            mask = rules.mask_for(state, seat)
+            if not mask[a] and not self.checked:
+                raise IllegalActionError(
+                    f"action {a} ({rules.action_to_string(state, a)}) is illegal for {agent} now; legal actions: "
+                    + ", ".join(f"{b} ({rules.action_to_string(state, b)})" for b in np.flatnonzero(mask))
+                )
+            chosen.append((agent, a))
+        rewards = dict.fromkeys(self.possible_agents, 0.0)
+        for agent, a in chosen:
+            assert aec.agent_selection == agent
+            aec.step(a)
+            for b, r in aec.rewards.items():
+                rewards[b] += r
+            if aec._done:  # an illegal action ended the game (checked mode)
+                break
+        done = aec._done
+        live = self.agents
+        obs = self._observations()
+        terminations = {a: bool(aec.terminations[a]) for a in live}
+        truncations = {a: bool(aec.truncations[a]) for a in live}
+        infos = {a: dict(aec.infos[a]) for a in live}
+        rewards = {a: rewards[a] for a in live}
+        obs = {a: obs[a] for a in live}
+        if done:
+            self.agents = []
+        return obs, rewards, terminations, truncations, infos
+
+    # ---------------------------------------------------------------------------------------
+    def render(self) -> str | None:
+        """The table as ``player_0`` sees it (every seat acts at once, so there is no seat to
+        act to show); :meth:`render_view` shows any seat's, :meth:`render_state` everything."""
+        if self.render_mode is None:
+            return None
+        text = self.aec.render_view(self.possible_agents[0])
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def render_view(self, agent: str) -> str:
+        return self.aec.render_view(agent)
+
+    def render_state(self) -> str:
+        return self.aec.render_state()
+
+    def action_to_string(self, action: int) -> str:
+        return self.aec.action_to_string(action)
+
+    def string_to_action(self, text: str) -> int:
+        return self.aec.string_to_action(text)
+
+    def close(self) -> None:
+        self.aec.close()
+
+    def __str__(self) -> str:
+        return self.metadata["name"]
+
+
+def parallel_constructor(raw_cls: type[CardGameEnv]):
+    """``parallel_env(**options)`` for a game module."""
+
+    raw = type("parallel_raw_env", (CommitParallelEnv,), {"aec_class": raw_cls, "__module__": raw_cls.__module__})
+    raw.__doc__ = (
+        f"The {raw_cls.metadata['name']} environment in PettingZoo's Parallel API (one step per phase); "
+        "an illegal action raises ValueError."
+    )
+    checked = type("parallel_env", (raw,), {"checked": True, "__module__": raw_cls.__module__})
+    checked.__doc__ = (
+        f"The {raw_cls.metadata['name']} environment in PettingZoo's Parallel API (one step per phase); "
+        "an illegal action ends the game with -1 for the mover, as env() does."
+    )
+
+    def parallel_env(**options: Any) -> CommitParallelEnv:
+        return checked(**options)
+
+    parallel_env.__doc__ = checked.__doc__
+    return parallel_env, raw
