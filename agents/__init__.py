@@ -28,5 +28,5 @@ def load(spec: str, seed: int | None = None) -> Agent:
     if kind == "ppo":
         from agents.ppo import PPOAgent
 
-        return PPOAgent(arg or None)
+        return PPOAgent(arg or None, seed=seed)
     raise ValueError(f"unknown agent spec {spec!r}; use 'random', 'heuristic', 'ppo' or 'ppo:PATH'")

@@ -185,6 +185,22 @@ def load_policy(path: str | Path) -> tuple[MaskedPolicy, dict]:
     return MaskedPolicy.from_sb3(model.policy), {}
 
 
+def export_policy(src: str | Path, dst: str | Path, **extra_meta: Any) -> Path:
+    """A small agent-only copy of a policy file: just ``card_envs.json`` and the numpy actor
+    (what ``agents/pretrained`` ships; not loadable by SB3 for further training)."""
+    policy, meta = load_policy(src)
+    meta = {**meta, **extra_meta}
+    dst = Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **policy.arrays())
+    with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(META_MEMBER, json.dumps(dict(meta, obs_size=policy.obs_size, num_actions=policy.num_actions,
+                                                activation=policy.activation), indent=2, sort_keys=True, default=str))
+        z.writestr(WEIGHTS_MEMBER, buf.getvalue())
+    return dst
+
+
 def shipped() -> list[str]:
     """Names of the games with a pretrained policy in ``agents/pretrained``."""
     return sorted(p.stem for p in PRETRAINED_DIR.glob("*.zip"))
@@ -254,3 +270,28 @@ class PPOAgent:
                 f"options {config}), got size {len(x)}: the table's configuration differs"
             )
         return policy.choose(x, observation["action_mask"], self.deterministic, self.rng)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.ppo export RUN/final.zip agents/pretrained/<env_name>.zip``"""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m agents.ppo", description="PPO policy files")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    ex = sub.add_parser("export", help="write the small agent-only policy file (as agents/pretrained ships)")
+    ex.add_argument("src")
+    ex.add_argument("dst")
+    ex.add_argument("--note", help="free text stored in the metadata (e.g. the command that trained it)")
+    info = sub.add_parser("info", help="print a policy file's metadata")
+    info.add_argument("path")
+    args = ap.parse_args(argv)
+    if args.cmd == "export":
+        extra = {"note": args.note} if args.note else {}
+        print(export_policy(args.src, args.dst, **extra))
+    else:
+        print(json.dumps(load_policy(args.path)[1], indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

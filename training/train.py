@@ -1,0 +1,710 @@
+"""Train a PPO agent (sb3-contrib's MaskablePPO) on one card_envs game.
+
+    python -m training.train golf_v0 --minutes 3
+    python -m training.train golf_v0 --timesteps 200000 --opponents random,heuristic,self --seed 1
+    python -m training.train golf_v0 --resume runs/golf_v0/20250101-120000
+
+The learner plays one seat of the game (rotating each episode) through the single-agent view of
+``training/single_agent.py``; the other seats are drawn from the opponent pool (random,
+heuristic, frozen past selves from ``training/selfplay.py``). Configuration: the defaults of
+``training/configs/default.json``, then ``training/configs/<game>.json``, then ``--config FILE``,
+then the flags. The run folder ``<out>/<game>/<name or timestamp>/`` gets:
+
+    config.json        the resolved configuration (and how it was run)
+    checkpoints/       step_<N>.zip, full MaskablePPO states to resume from (the last few)
+    snapshots/         self_<N>.npz, the frozen selves of the opponent pool
+    tb/                TensorBoard logs (tensorboard --logdir runs)
+    eval.csv           the evaluation curve: mean reward with 95% CI against random and heuristic
+    final.zip          the final policy: agents.load("ppo:<run>/final.zip")
+    final_eval.json    the final evaluation, also printed at the end
+
+``--minutes M`` trains until M minutes have passed (or ``--timesteps``, if also given, are
+reached). ``--resume RUN_DIR`` continues a run from its last checkpoint with the run's own
+configuration: to its ``total_timesteps``, or a new ``--timesteps`` total, or for another
+``--minutes`` (a run trained by time gets its time budget again), appending to its evaluation
+curve and TensorBoard logs; the frozen selves come back into the pool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import json
+import os
+import platform
+import sys
+import time
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+
+from training.single_agent import SingleAgentEnv, env_module
+
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+EVAL_FIELDS = ["timesteps", "wall_seconds", "opponent", "games", "mean_reward", "reward_ci95", "win_rate",
+               "mean_score", "score_ci95"]
+ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "elu": "ELU", "leaky_relu": "LeakyReLU", "silu": "SiLU"}
+
+
+# ------------------------------------------------------------------------------ configuration
+def deep_merge(base: dict, override: dict) -> dict:
+    """``override`` onto a copy of ``base``; nested dicts merge key by key."""
+    out = copy.deepcopy(base)
+    for k, v in override.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no config file at {path}") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path} is not valid JSON: {e}") from None
+
+
+def resolve_config(env_name: str, config: str | Path | dict | None = None, **flags: Any) -> dict:
+    """The run's configuration: default.json < configs/<game>.json < config < flags (None = unset)."""
+    defaults = _read_json(CONFIG_DIR / "default.json")
+    cfg = defaults
+    game_file = CONFIG_DIR / f"{env_name}.json"
+    if game_file.is_file():
+        cfg = deep_merge(cfg, _read_json(game_file))
+    if config is not None:
+        extra = dict(config) if isinstance(config, dict) else _read_json(Path(config))
+        extra.pop("runs", None)  # a run's config.json may serve as --config: its history stays behind
+        cfg = deep_merge(cfg, extra)
+    for k, v in flags.items():
+        if v is not None:
+            cfg[k] = v
+    check_config(cfg, defaults)
+    cfg["env_name"] = env_name
+    return cfg
+
+
+def check_config(cfg: dict, defaults: dict) -> None:
+    known = set(defaults) | {"env_name"}
+    unknown = sorted(k for k in cfg if k not in known and not k.startswith("_"))
+    if unknown:
+        raise ValueError(f"unknown config key(s) {unknown}; keys: {sorted(k for k in known if not k.startswith('_'))}")
+    for section in ("selfplay", "eval", "checkpoint"):
+        bad = sorted(set(cfg[section]) - set(defaults[section]))
+        if bad:
+            raise ValueError(f"unknown key(s) {bad} in {section!r}; keys: {sorted(defaults[section])}")
+    if cfg["total_timesteps"] is None and cfg["minutes"] is None:
+        raise ValueError("give total_timesteps (--timesteps) or a time budget (--minutes)")
+    if cfg["vec_env"] not in ("subproc", "dummy"):
+        raise ValueError(f"vec_env must be 'subproc' or 'dummy', got {cfg['vec_env']!r}")
+    if int(cfg["n_envs"]) < 1:
+        raise ValueError(f"n_envs must be at least 1, got {cfg['n_envs']}")
+    if int(cfg["workers"]) < 1:
+        raise ValueError(f"workers must be at least 1, got {cfg['workers']}")
+    if not cfg["opponents"]:
+        raise ValueError("opponents must name at least one of random, heuristic, self, ppo:PATH")
+
+
+def ppo_kwargs(cfg: dict) -> dict:
+    """MaskablePPO's keyword arguments from the config (activation names -> torch classes)."""
+    import inspect
+
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+
+    kw = copy.deepcopy(cfg["ppo"])
+    allowed = set(inspect.signature(MaskablePPO.__init__).parameters) - {"self", "policy", "env", "seed", "device",
+                                                                          "verbose", "tensorboard_log", "_init_setup_model"}
+    unknown = sorted(set(kw) - allowed)
+    if unknown:
+        raise ValueError(f"unknown MaskablePPO argument(s) {unknown} in 'ppo'; allowed: {sorted(allowed)}")
+    pk = kw.setdefault("policy_kwargs", {})
+    act = pk.get("activation_fn", "tanh")
+    if isinstance(act, str):
+        if act.lower() not in ACTIVATIONS:
+            raise ValueError(f"activation_fn {act!r} is not one of {sorted(ACTIVATIONS)}")
+        pk["activation_fn"] = getattr(nn, ACTIVATIONS[act.lower()])
+    return kw
+
+
+def parse_opponents(text: str | Sequence[str] | None) -> list[str] | None:
+    if text is None or isinstance(text, list):
+        return text
+    return [s.strip() for s in str(text).split(",") if s.strip()]
+
+
+def heuristic_available(env_name: str) -> bool:
+    """Whether ``agents.load("heuristic")`` can play this game."""
+    try:
+        from agents.heuristic import HeuristicAgent
+
+        HeuristicAgent().policy(env_name)
+        return True
+    except (ImportError, ValueError):
+        return False
+
+
+def _usable_opponents(env_name: str, specs: Sequence[str]) -> list[str]:
+    """The pool without 'heuristic' while the game has none (said once, not silently)."""
+    if "heuristic" in specs and not heuristic_available(env_name):
+        print(f"note: no heuristic agent for {env_name} yet; training without heuristic opponents", file=sys.stderr)
+        specs = [s for s in specs if s != "heuristic"]
+    if not specs:
+        specs = ["random"]
+    return list(specs)
+
+
+# ---------------------------------------------------------------------------- environments
+def _make_env(env_name: str, cfg: dict, rank: int, opponents: list[str]):
+    from stable_baselines3.common.monitor import Monitor
+
+    weights = cfg.get("opponent_weights")
+    if weights is not None and len(weights) != len(opponents):
+        weights = None
+    env = SingleAgentEnv(env_name, train_env_config(cfg), opponents=opponents, opponent_weights=weights,
+                         seat_offset=rank, pool_size=cfg["selfplay"]["pool_size"])
+    return Monitor(env)
+
+
+def train_env_config(cfg: dict) -> dict:
+    """The game options of the training environments: ``env_config`` with ``train_env_config``
+    over it (e.g. ``{"reward_mode": "score"}`` to learn from denser rewards than the ranking the
+    evaluation uses). The observation must not change."""
+    return {**cfg["env_config"], **(cfg.get("train_env_config") or {})}
+
+
+def make_vec_env(cfg: dict, opponents: list[str]):
+    """``n_envs`` single-agent views: in this process (``vec_env="dummy"``), or spread over
+    ``workers`` subprocesses (``"subproc"``, several views per process; see BatchedSubprocVecEnv)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    fns = [partial(_make_env, cfg["env_name"], cfg, i, opponents) for i in range(int(cfg["n_envs"]))]
+    workers = min(int(cfg.get("workers") or 1), len(fns))
+    if cfg["vec_env"] == "subproc" and workers > 1:
+        return BatchedSubprocVecEnv(fns, workers)
+    return DummyVecEnv(fns)
+
+
+def _batched_worker(remote, parent_remote, fns_wrapper) -> None:
+    """A subprocess holding a DummyVecEnv of several views; answers BatchedSubprocVecEnv's calls."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    parent_remote.close()
+    venv = DummyVecEnv(fns_wrapper.var)
+
+    def masks():
+        return np.stack(venv.env_method("action_masks"))
+
+    while True:
+        try:
+            cmd, data = remote.recv()
+        except (EOFError, KeyboardInterrupt):
+            break
+        if cmd == "step":
+            obs, rews, dones, infos = venv.step(data)
+            remote.send((obs, rews, dones, infos, venv.reset_infos, masks()))
+        elif cmd == "reset":
+            venv._seeds, venv._options = list(data[0]), list(data[1])  # VecEnv's per-env seeds and options
+            obs = venv.reset()
+            remote.send((obs, venv.reset_infos, masks()))
+        elif cmd == "env_method":
+            name, args, kwargs, idx = data
+            remote.send(venv.env_method(name, *args, indices=idx, **kwargs))
+        elif cmd == "get_attr":
+            remote.send(venv.get_attr(data[0], indices=data[1]))
+        elif cmd == "set_attr":
+            remote.send(venv.set_attr(data[0], data[1], indices=data[2]))
+        elif cmd == "has_attr":
+            remote.send(venv.has_attr(data))
+        elif cmd == "is_wrapped":
+            remote.send(venv.env_is_wrapped(data[0], indices=data[1]))
+        elif cmd == "get_spaces":
+            remote.send((venv.observation_space, venv.action_space))
+        elif cmd == "close":
+            venv.close()
+            remote.close()
+            break
+        else:
+            remote.send(NotImplementedError(f"unknown command {cmd!r}"))
+
+
+class BatchedSubprocVecEnv(VecEnv):
+    """SB3's SubprocVecEnv, but each of ``workers`` subprocesses runs a block of environments.
+
+    On a 2-core machine, one process per environment leaves the policy's per-step forward pass
+    (in the main process) amortized over only 2 environments; here 16 environments in 2
+    processes share it. The workers also send the action masks back with every step, so
+    MaskablePPO's ``env_method("action_masks")`` costs no extra round trip.
+    """
+
+    def __init__(self, env_fns, workers: int = 2, start_method: str | None = None):
+        import multiprocessing as mp
+
+        from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
+
+        n = len(env_fns)
+        workers = max(1, min(workers, n))
+        bounds = np.linspace(0, n, workers + 1).round().astype(int)
+        self.blocks = [list(range(bounds[i], bounds[i + 1])) for i in range(workers)]
+        self.worker_of = {e: (w, j) for w, block in enumerate(self.blocks) for j, e in enumerate(block)}
+        if start_method is None:
+            start_method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+        ctx = mp.get_context(start_method)
+        self.remotes, work_remotes = zip(*[ctx.Pipe() for _ in range(workers)])
+        self.processes = []
+        for block, work_remote, remote in zip(self.blocks, work_remotes, self.remotes):
+            proc = ctx.Process(target=_batched_worker,
+                               args=(work_remote, remote, CloudpickleWrapper([env_fns[i] for i in block])), daemon=True)
+            proc.start()
+            self.processes.append(proc)
+            work_remote.close()
+        self.remotes[0].send(("get_spaces", None))
+        obs_space, act_space = self.remotes[0].recv()
+        super().__init__(n, obs_space, act_space)
+        self.waiting = self.closed = False
+        self._masks: np.ndarray | None = None
+
+    def step_async(self, actions: np.ndarray) -> None:
+        for block, remote in zip(self.blocks, self.remotes):
+            remote.send(("step", actions[block[0] : block[-1] + 1]))
+        self.waiting = True
+
+    def step_wait(self):
+        results = [remote.recv() for remote in self.remotes]
+        self.waiting = False
+        obs, rews, dones, infos, reset_infos, masks = zip(*results)
+        self.reset_infos = [i for block in reset_infos for i in block]
+        self._masks = np.concatenate(masks)
+        return np.concatenate(obs), np.concatenate(rews), np.concatenate(dones), [i for b in infos for i in b]
+
+    def reset(self):
+        for block, remote in zip(self.blocks, self.remotes):
+            remote.send(("reset", ([self._seeds[i] for i in block], [self._options[i] for i in block])))
+        results = [remote.recv() for remote in self.remotes]
+        obs, reset_infos, masks = zip(*results)
+        self.reset_infos = [i for block in reset_infos for i in block]
+        self._masks = np.concatenate(masks)
+        self._reset_seeds()
+        self._reset_options()
+        return np.concatenate(obs)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        if self.waiting:
+            for remote in self.remotes:
+                remote.recv()
+        for remote in self.remotes:
+            remote.send(("close", None))
+        for proc in self.processes:
+            proc.join()
+        for remote in self.remotes:
+            remote.close()
+        self.closed = True
+
+    def _scatter(self, cmd: str, make_data, indices) -> list:
+        """Send ``cmd`` to the workers holding ``indices``; the answers in the order of ``indices``."""
+        indices = list(self._get_indices(indices))
+        per_worker: dict[int, list[int]] = {}
+        for e in indices:
+            w, j = self.worker_of[e]
+            per_worker.setdefault(w, []).append(j)
+        for w, local in per_worker.items():
+            self.remotes[w].send((cmd, make_data(local)))
+        answers = {w: self.remotes[w].recv() for w in per_worker}
+        pos = {w: 0 for w in per_worker}
+        out = []
+        for e in indices:
+            w, _ = self.worker_of[e]
+            ans = answers[w]
+            out.append(ans[pos[w]] if isinstance(ans, list) else ans)
+            pos[w] += 1
+        return out
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        if method_name == "action_masks" and not method_args and not method_kwargs and self._masks is not None:
+            return list(self._masks[list(self._get_indices(indices))])
+        self._masks = None if method_name != "action_masks" else self._masks
+        return self._scatter("env_method", lambda local: (method_name, method_args, method_kwargs, local), indices)
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        return self._scatter("get_attr", lambda local: (attr_name, local), indices)
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        self._masks = None
+        self._scatter("set_attr", lambda local: (attr_name, value, local), indices)
+
+    def has_attr(self, attr_name: str) -> bool:
+        for remote in self.remotes:
+            remote.send(("has_attr", attr_name))
+        return all(remote.recv() for remote in self.remotes)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return self._scatter("is_wrapped", lambda local: (wrapper_class, local), indices)
+
+    def get_images(self):
+        return [None] * self.num_envs
+
+
+# ------------------------------------------------------------------------------- evaluation
+def evaluate(env_name: str, env_config: dict, agent: Any, opponent: str, games: int, seed: int,
+             workers: int = 1) -> dict:
+    """The agent in one seat, ``opponent`` in all the others, seats rotated (training.evaluate)."""
+    from training.evaluate import tournament
+
+    n = len(env_module(env_name).raw_env(**env_config).possible_agents)
+    result = tournament(env_name, [agent] + [opponent] * (n - 1), games, config=env_config, seed=seed,
+                        workers=workers if isinstance(agent, str) else 1)
+    row = result.summary()[0]
+    return {
+        "opponent": opponent,
+        "games": row["games"],
+        "mean_reward": row["mean_reward"],
+        "reward_ci95": row["reward_ci95"],
+        "win_rate": row["win_rate"],
+        "mean_score": row["mean_score"],
+        "score_ci95": row.get("score_ci95", float("nan")),
+    }
+
+
+def _fmt(row: dict) -> str:
+    lo, hi = row["mean_reward"] - row["reward_ci95"], row["mean_reward"] + row["reward_ci95"]
+    verdict = "beats" if lo > 0 else "loses to" if hi < 0 else "ties (CI includes 0) with"
+    return (f"vs {row['opponent']:<10} mean reward {row['mean_reward']:+.3f} ± {row['reward_ci95']:.3f} "
+            f"(95% CI [{lo:+.3f}, {hi:+.3f}]), win rate {row['win_rate']:.3f}, mean score {row['mean_score']:.2f}, "
+            f"{row['games']} games: PPO {verdict} {row['opponent']}")
+
+
+# -------------------------------------------------------------------------------- callbacks
+class Clock:
+    """Training seconds: this invocation's, plus those of the runs it resumes."""
+
+    def __init__(self, before: float = 0.0):
+        self.before = float(before)
+        self.start = time.monotonic()
+
+    def restart(self) -> None:
+        self.start = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def total(self) -> float:
+        return self.before + self.elapsed()
+
+
+def _callbacks(cfg: dict, run_dir: Path, opponents: list[str], budget_s: float | None, target: int | None,
+               progress: bool, resumed: bool, clock: Clock):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from agents.ppo import PPOAgent
+    from training.selfplay import SnapshotCallback
+
+    env_name = cfg["env_name"]
+    eval_opponents = [o for o in cfg["eval"]["opponents"] if o != "heuristic" or heuristic_available(env_name)]
+
+    class RunCallback(BaseCallback):
+        """Time budget, progress bar, evaluation curve and checkpoints."""
+
+        def __init__(self):
+            super().__init__()
+            self.bar = None
+            self.last_eval = self.last_ckpt = 0
+            self.last_bar = 0.0
+            self.latest: dict[str, float] = {}
+
+        def _on_training_start(self) -> None:
+            clock.restart()
+            self.last_eval = self.last_ckpt = self.num_timesteps
+            self.t0_steps = self.num_timesteps
+            if progress:
+                try:
+                    from tqdm.auto import tqdm
+
+                    if budget_s is not None:
+                        self.bar = tqdm(total=int(budget_s), desc=f"{env_name} PPO", dynamic_ncols=True,
+                                        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} s{postfix}")
+                    else:
+                        self.bar = tqdm(total=target, initial=self.num_timesteps, desc=f"{env_name} PPO",
+                                        unit="step", dynamic_ncols=True)
+                except ImportError:
+                    self.bar = None
+            if not resumed:
+                self.evaluate()
+
+        def _on_step(self) -> bool:
+            t = self.num_timesteps
+            if t - self.last_eval >= cfg["eval"]["every"]:
+                self.evaluate()
+            if t - self.last_ckpt >= cfg["checkpoint"]["every"]:
+                self.checkpoint()
+            now = clock.elapsed()
+            if self.bar is not None and now - self.last_bar > 0.5:
+                self.last_bar = now
+                self._update_bar()
+            return budget_s is None or now < budget_s
+
+        def _update_bar(self) -> None:
+            if budget_s is not None:
+                self.bar.n = min(int(clock.elapsed()), int(budget_s))
+            else:
+                self.bar.n = min(self.num_timesteps, target)
+            post = {"steps": self.num_timesteps,
+                    "steps/s": int((self.num_timesteps - self.t0_steps) / max(clock.elapsed(), 1e-9))}
+            post.update({k: f"{v:+.2f}" for k, v in self.latest.items()})
+            self.bar.set_postfix(post, refresh=False)
+            self.bar.refresh()
+
+        def evaluate(self) -> None:
+            self.last_eval = self.num_timesteps
+            agent = PPOAgent.from_policy(self.model.policy, {"env_name": env_name})
+            path = run_dir / "eval.csv"
+            new = not path.exists()
+            with open(path, "a", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+                if new:
+                    w.writeheader()
+                for i, opp in enumerate(eval_opponents):
+                    row = evaluate(env_name, cfg["env_config"], agent, opp, cfg["eval"]["games"],
+                                   seed=1_000_000 + 7919 * i)
+                    row.update(timesteps=self.num_timesteps, wall_seconds=round(clock.total(), 1))
+                    w.writerow({k: row[k] for k in EVAL_FIELDS})
+                    self.latest[f"vs_{opp}"] = row["mean_reward"]
+                    self.logger.record(f"eval/vs_{opp}_mean_reward", row["mean_reward"])
+                    self.logger.record(f"eval/vs_{opp}_win_rate", row["win_rate"])
+
+        def checkpoint(self) -> None:
+            self.last_ckpt = self.num_timesteps
+            save_checkpoint(self.model, run_dir, cfg, clock.total())
+
+        def _on_training_end(self) -> None:
+            if self.bar is not None:
+                self._update_bar()
+                self.bar.close()
+
+    callbacks = [RunCallback()]
+    if "self" in opponents:
+        callbacks.append(SnapshotCallback(cfg["selfplay"]["snapshot_every"], run_dir / "snapshots",
+                                          cfg["selfplay"]["pool_size"]))
+    return callbacks
+
+
+def policy_meta(model: Any, cfg: dict, train_seconds: float) -> dict:
+    return {
+        "train_seconds": round(train_seconds, 1),
+        "env_name": cfg["env_name"],
+        "env_config": cfg["env_config"],
+        "num_timesteps": int(model.num_timesteps),
+        "seed": cfg["seed"],
+        "opponents": cfg["opponents"],
+        "trained_by": "python -m training.train",
+        "config": {k: v for k, v in cfg.items() if k != "runs"},
+    }
+
+
+def save_checkpoint(model: Any, run_dir: Path, cfg: dict, train_seconds: float) -> Path:
+    from agents.ppo import save_model
+
+    path = save_model(model, run_dir / "checkpoints" / f"step_{model.num_timesteps:010d}.zip",
+                      policy_meta(model, cfg, train_seconds))
+    for old in sorted((run_dir / "checkpoints").glob("step_*.zip"))[: -int(cfg["checkpoint"]["keep"])]:
+        old.unlink()
+    return path
+
+
+def latest_checkpoint(run_dir: Path) -> Path:
+    ckpts = sorted((run_dir / "checkpoints").glob("step_*.zip"))
+    if not ckpts:
+        raise FileNotFoundError(f"{run_dir} has no checkpoints/step_*.zip to resume from")
+    return ckpts[-1]
+
+
+# ------------------------------------------------------------------------------------ train
+def train(
+    game: str | None = None,
+    timesteps: int | None = None,
+    minutes: float | None = None,
+    opponents: str | Sequence[str] | None = None,
+    config: str | Path | dict | None = None,
+    seed: int | None = None,
+    out: str | Path = "runs",
+    name: str | None = None,
+    resume: str | Path | None = None,
+    n_envs: int | None = None,
+    vec_env: str | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+    final_eval: bool = True,
+    verbose: bool = True,
+    argv: Sequence[str] | None = None,
+) -> Path:
+    """Train, save and evaluate; returns the run folder. Arguments mirror the command line."""
+    from sb3_contrib import MaskablePPO
+    import torch
+
+    started = time.monotonic()
+    opponents = parse_opponents(opponents)
+    if resume is not None:
+        run_dir = Path(resume)
+        if not (run_dir / "config.json").is_file():
+            raise FileNotFoundError(f"{run_dir} is not a run folder (no config.json)")
+        cfg = json.loads((run_dir / "config.json").read_text())
+        if game is not None and env_module(game).raw_env.metadata["name"] != cfg["env_name"]:
+            raise ValueError(f"{run_dir} trains {cfg['env_name']}, not {game}")
+        for k, v in (("total_timesteps", timesteps), ("minutes", minutes), ("n_envs", n_envs), ("vec_env", vec_env),
+                     ("workers", workers)):
+            if v is not None:
+                cfg[k] = v
+        if minutes is not None and timesteps is None:
+            cfg["total_timesteps"] = None
+        if timesteps is not None and minutes is None:
+            cfg["minutes"] = None  # a new step total replaces the old time budget
+        env_name = cfg["env_name"]
+    else:
+        if game is None:
+            raise ValueError("name a game (e.g. golf_v0) or --resume a run folder")
+        env_name = env_module(game).raw_env.metadata["name"]
+        cfg = resolve_config(env_name, config, total_timesteps=timesteps, minutes=minutes, opponents=opponents,
+                             seed=seed, n_envs=n_envs, vec_env=vec_env, workers=workers)
+        if minutes is not None and timesteps is None:
+            cfg["total_timesteps"] = None  # the time budget decides
+        run_dir = Path(out) / env_name / (name or datetime.now().strftime("%Y%m%d-%H%M%S"))
+        if run_dir.exists() and any(run_dir.iterdir()):
+            raise FileExistsError(f"{run_dir} exists; use --resume {run_dir} to continue it, or another --name")
+    module = env_module(env_name)  # bad game options fail here, before any work
+    spaces = []
+    for options in (cfg["env_config"], train_env_config(cfg)):
+        e = module.env(**options)
+        spaces.append(e.observation_space(e.possible_agents[0]))
+    if spaces[0] != spaces[1]:
+        raise ValueError(f"train_env_config {cfg.get('train_env_config')} changes the observation: only options "
+                         "that leave it alone (like reward_mode) may differ between training and evaluation")
+    kwargs = ppo_kwargs(cfg)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(int(cfg["torch_threads"]))
+    # Checking every action distribution's arguments costs ~5% of a Golf rollout; the masks
+    # and logits come from SB3 itself, so the check finds nothing.
+    torch.distributions.Distribution.set_default_validate_args(False)
+    pool = _usable_opponents(env_name, cfg["opponents"])
+    cfg.setdefault("runs", []).append({
+        "started": datetime.now().isoformat(timespec="seconds"),
+        "argv": list(argv) if argv is not None else None,
+        "resume": resume is not None, "opponents_used": pool,
+        "versions": _versions(), "platform": platform.platform(), "cpus": os.cpu_count(),
+    })
+    (run_dir / "config.json").write_text(json.dumps(cfg, indent=2))
+
+    clock = Clock()
+    tb_dir = str(run_dir / "tb") if _has("tensorboard") else None
+    if tb_dir is None:
+        print("note: tensorboard is not installed (pip install -e '.[train]'); no TensorBoard logs", file=sys.stderr)
+    venv = make_vec_env(cfg, pool)
+    try:
+        if resume is not None:
+            from agents.ppo import read_metadata
+
+            ckpt = latest_checkpoint(run_dir)
+            clock = Clock(read_metadata(ckpt).get("train_seconds", 0.0))
+            model = MaskablePPO.load(ckpt, env=venv, device="cpu", tensorboard_log=tb_dir)
+            model.set_random_seed(int(cfg["seed"]) + int(model.num_timesteps))
+        else:
+            model = MaskablePPO("MlpPolicy", venv, seed=int(cfg["seed"]), device="cpu", verbose=0,
+                                tensorboard_log=tb_dir, **kwargs)
+        done = int(model.num_timesteps)
+        target = cfg["total_timesteps"]
+        budget_s = None if cfg["minutes"] is None else 60.0 * float(cfg["minutes"])
+        remaining = (int(target) - done) if target is not None else 10**12
+        if remaining > 0:
+            callbacks = _callbacks(cfg, run_dir, pool, budget_s, target, progress, resume is not None, clock)
+            model.learn(remaining, callback=callbacks, tb_log_name="ppo", reset_num_timesteps=resume is None)
+            train_s = clock.elapsed()
+        else:
+            train_s = 0.0
+        save_checkpoint(model, run_dir, cfg, clock.before + train_s)
+        from agents.ppo import save_model
+
+        final = save_model(model, run_dir / "final.zip", policy_meta(model, cfg, clock.before + train_s))
+    finally:
+        venv.close()
+
+    steps = int(model.num_timesteps)
+    summary = {"env_name": env_name, "num_timesteps": steps, "train_seconds_this_run": round(train_s, 1),
+               "steps_per_second": round((steps - done) / train_s, 1) if train_s > 0 else None,
+               "final": str(final), "evaluation": []}
+    if verbose:
+        print(f"\n{env_name} {cfg['env_config']}: trained to {steps:,} steps "
+              f"({train_s / 60:.1f} min this run, {summary['steps_per_second']} steps/s); policy {final}")
+    if final_eval and cfg["eval"]["final_games"] > 0:
+        eval_opponents = [o for o in cfg["eval"]["opponents"] if o != "heuristic" or heuristic_available(env_name)]
+        eval_workers = max(1, min(int(cfg["workers"]), os.cpu_count() or 1))
+        for opp in eval_opponents:
+            row = evaluate(env_name, cfg["env_config"], f"ppo:{final}", opp, cfg["eval"]["final_games"],
+                           seed=2_000_000, workers=eval_workers)
+            summary["evaluation"].append(row)
+            if verbose:
+                print(_fmt(row))
+        missing = [o for o in cfg["eval"]["opponents"] if o not in eval_opponents]
+        if missing and verbose:
+            print(f"(no {', '.join(missing)} agent for {env_name} yet: not evaluated against it)")
+    summary["total_seconds_this_run"] = round(time.monotonic() - started, 1)
+    (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=2))
+    if verbose:
+        print(f"run folder: {run_dir}")
+    return run_dir
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _versions() -> dict:
+    out = {"python": platform.python_version()}
+    for mod in ("numpy", "torch", "stable_baselines3", "sb3_contrib", "gymnasium", "pettingzoo"):
+        try:
+            out[mod] = __import__(mod).__version__
+        except Exception:  # noqa: BLE001 - a version string is a nicety
+            pass
+    return out
+
+
+# --------------------------------------------------------------------------------------- CLI
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.train", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("game", nargs="?", help="environment name, e.g. golf_v0 (or golf)")
+    ap.add_argument("--timesteps", type=int, help="learner decisions to train for (total, also when resuming)")
+    ap.add_argument("--minutes", type=float, help="time budget for the training (wall clock)")
+    ap.add_argument("--opponents", help="comma-separated pool: random,heuristic,self,ppo:PATH")
+    ap.add_argument("--config", help="JSON file merged over the game's defaults")
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("--out", default="runs", help="folder of run folders (default: runs)")
+    ap.add_argument("--name", help="run folder name (default: a timestamp)")
+    ap.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint")
+    ap.add_argument("--n-envs", type=int, help="environments stepped together (default: the config's, 16)")
+    ap.add_argument("--workers", type=int, help="subprocesses the environments are spread over (default 2, one per core)")
+    ap.add_argument("--vec-env", choices=["subproc", "dummy"], help="subprocesses, or all in this process")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = ap.parse_args(argv)
+    if args.game is None and args.resume is None:
+        ap.error("name a game (e.g. golf_v0) or --resume RUN_DIR")
+    try:
+        train(args.game, args.timesteps, args.minutes, args.opponents, args.config, args.seed, args.out, args.name,
+              args.resume, args.n_envs, args.vec_env, args.workers, progress=not args.no_progress,
+              argv=list(argv) if argv is not None else sys.argv[1:])
+    except (ValueError, FileNotFoundError, FileExistsError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
