@@ -25,8 +25,12 @@ def test_load_gives_the_random_and_heuristic_agents_and_rejects_unknown_specs():
 
 
 @pytest.mark.parametrize("module, config", FIRST_CASES)
-@pytest.mark.parametrize("spec", ["random", "heuristic"])
-def test_baseline_agents_never_choose_an_illegal_action(module, config, spec):
+@pytest.mark.parametrize(
+    "spec, games",
+    [("random", 100), ("heuristic", 50),
+     pytest.param("random", 1000, marks=pytest.mark.slow), pytest.param("heuristic", 1000, marks=pytest.mark.slow)],
+)
+def test_baseline_agents_never_choose_an_illegal_action(module, config, spec, games):
     name = module.env().metadata["name"]
     if spec == "heuristic" and not any(p.id == name for p in GAMES_WITH_HEURISTIC):
         pytest.fail(f"no heuristic written for {name}")
@@ -34,7 +38,6 @@ def test_baseline_agents_never_choose_an_illegal_action(module, config, spec):
     player = agents.load(spec, seed=1)
     if hasattr(player, "setup"):
         player.setup(name, config)
-    games = 1000 if spec == "random" else 200
     for g in range(games):
         env.reset(seed=g)
         for agent in env.agent_iter(STEP_CAP):
