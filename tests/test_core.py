@@ -137,3 +137,20 @@ def test_golf_hidden_cards_never_reach_any_seat_for_any_seed_and_moment(seed, pl
         env.game_state = state
         env._mask = None
         assert after == before
+
+
+def test_card_envs_imports_and_plays_without_torch_or_stable_baselines3():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'matplotlib'): sys.modules[m] = None\n"
+        "import card_envs\n"
+        "for name, module in card_envs.ENVIRONMENTS.items():\n"
+        "    env = module.env(); env.reset(seed=0); env.step(int(env.observe(env.agent_selection)['action_mask'].argmax()))\n"
+        "print('ok', len(card_envs.ENVIRONMENTS))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok 6"

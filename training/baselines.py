@@ -32,6 +32,40 @@ def game_config(name: str, agent: str) -> dict:
     return dict(card_envs.ENVIRONMENTS[name].BENCHMARK_CONFIG)
 
 
+def pretrained_table() -> str:
+    """The shipped policies' final evaluations (1000 games against each opponent, recorded by the
+    training command) as a Markdown table."""
+    import json
+
+    rows = [
+        "| Game | Configuration | learner steps | training wall time | PPO vs random | PPO vs heuristic |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    folder = Path(__file__).resolve().parent.parent / "agents" / "pretrained"
+    for name in card_envs.ENVIRONMENTS:
+        meta_path = folder / f"{name}.json"
+        if not meta_path.exists():
+            rows.append(f"| `{name}` | — | — | — | no policy shipped | |")
+            continue
+        meta = json.loads(meta_path.read_text())
+        final = meta.get("final_evaluation") or meta
+        evals = {e["opponent"]: e for e in final["evaluation"]}
+        steps = final.get("num_timesteps")
+        secs = final.get("train_seconds_this_run", final.get("train_seconds"))
+
+        def cell(opponent):
+            e = evals.get(opponent)
+            if not e:
+                return "—"
+            m, h = e["mean_reward"], e["reward_ci95"]
+            verdict = "beats" if m - h > 0 else "loses to" if m + h < 0 else "ties"
+            return f"{m:+.3f} ± {h:.3f} ({verdict}; win rate {e['win_rate']:.2f}, {e['games']} games)"
+
+        cfg = meta["config"]["env_config"]
+        rows.append(f"| `{name}` | `{cfg}` | {steps:,} | {secs / 60:.0f} min | {cell('random')} | {cell('heuristic')} |")
+    return "\n".join(rows)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.baselines", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -41,7 +75,12 @@ def main(argv=None) -> int:
     ap.add_argument("--game", action="append", help="only these games (default: all)")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--out")
+    ap.add_argument("--pretrained", action="store_true",
+                    help="print the table of the shipped PPO policies' final evaluations (agents/pretrained/*.json)")
     args = ap.parse_args(argv)
+    if args.pretrained:
+        print(pretrained_table())
+        return 0
     rows = [
         f"| Game | Configuration | {args.agent} mean reward | {args.against} mean reward | margin (95% CI) | "
         f"{args.agent} win rate | games |",
