@@ -3,6 +3,11 @@
     python -m training.train golf_v0 --minutes 3
     python -m training.train golf_v0 --timesteps 200000 --opponents random,heuristic,self --seed 1
     python -m training.train golf_v0 --resume runs/golf_v0/20250101-120000
+    python -m training.train golf_v0 --backend rllib --timesteps 20000 --num-env-runners 2 [--address auto]
+
+``--backend rllib`` trains with Ray RLlib instead (``training/rllib_backend.py``, the
+``distributed`` extra): the same configs and run folder, env runners on a local Ray instance or,
+with ``--address``, on a cluster; a resumed run keeps the backend it was trained with.
 
 The learner plays one seat of the game (rotating each episode) through the single-agent view of
 ``training/single_agent.py``; the other seats are drawn from the opponent pool (random,
@@ -693,10 +698,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, help="subprocesses the environments are spread over (default 2, one per core)")
     ap.add_argument("--vec-env", choices=["subproc", "dummy"], help="subprocesses, or all in this process")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ap.add_argument("--backend", choices=["sb3", "rllib"],
+                    help="sb3 (default): MaskablePPO on this machine; rllib: Ray RLlib, one machine or a cluster")
+    from training import rllib_backend  # its flags; Ray itself is imported only when it trains
+
+    rllib_backend.add_arguments(ap)
     args = ap.parse_args(argv)
     if args.game is None and args.resume is None:
         ap.error("name a game (e.g. golf_v0) or --resume RUN_DIR")
     try:
+        if (args.backend or rllib_backend.backend_of(args.resume)) == "rllib":
+            rllib_backend.train_rllib(
+                args.game, args.timesteps, args.num_env_runners, args.address, args.out, args.seed, args.config,
+                minutes=args.minutes, opponents=args.opponents, name=args.name, resume=args.resume,
+                num_cpus=args.num_cpus, ship_code=not args.no_ship_code, progress=not args.no_progress,
+                argv=list(argv) if argv is not None else sys.argv[1:])
+            return 0
         train(args.game, args.timesteps, args.minutes, args.opponents, args.config, args.seed, args.out, args.name,
               args.resume, args.n_envs, args.vec_env, args.workers, progress=not args.no_progress,
               argv=list(argv) if argv is not None else sys.argv[1:])
