@@ -23,6 +23,7 @@ from card_envs.golf.rules import (
     COLUMN_OF,
     NUM_SLOTS,
     PHASE_NAMES,
+    RANK_OF,
     RANK_VALUE,
     GolfRules,
     GolfState,
@@ -70,7 +71,7 @@ def view(s: GolfState, seat: int) -> PlayerView:
         grids.append([g[i] % 13 if up[i] else None for i in range(NUM_SLOTS)])
     counts = [0] * 13
     for c in s.discard:
-        counts[c % 13] += 1
+        counts[RANK_OF[c]] += 1
     if s.pending is None:
         pending, source = None, None
     else:
@@ -148,34 +149,34 @@ class Codec:
         o = self._o
         n = self.n
         gr, fd, cl = o["grid_rank"], o["grid_face_down"], o["closed"]
+        ones = []  # indices of the one-hot entries, set in one numpy call
         for k in range(n):
             row = v.grids[k]
+            base = k * NUM_SLOTS
             for i in range(NUM_SLOTS):
                 r = row[i]
-                if r is None:
-                    x[fd + k * NUM_SLOTS + i] = 1.0
-                else:
-                    x[gr + (k * NUM_SLOTS + i) * 13 + r] = 1.0
+                ones.append(fd + base + i if r is None else gr + (base + i) * 13 + r)
             c = v.closed[k]
             for j in range(3):
                 if c[j]:
-                    x[cl + 3 * k + j] = 1.0
+                    ones.append(cl + 3 * k + j)
         if v.pending is not None:
-            x[o["pending_rank"] + v.pending] = 1.0
+            ones.append(o["pending_rank"] + v.pending)
         if v.pending_source is not None:
-            x[o["pending_source"] + (v.pending_source == "discard")] = 1.0
+            ones.append(o["pending_source"] + (v.pending_source == "discard"))
         if v.discard_top is not None:
-            x[o["discard_top"] + v.discard_top] = 1.0
+            ones.append(o["discard_top"] + v.discard_top)
+        ones.append(o["phase"] + PHASE_NAMES.index(v.phase))
+        if v.to_act is not None:
+            ones.append(o["to_act"] + v.to_act)
+        ones.append(o["dealer"] + v.dealer)
+        if v.trigger is not None:
+            ones.append(o["trigger"] + v.trigger)
+        x[ones] = 1.0
         dc = o["discard_counts"]
         x[dc : dc + 13] = v.discard_counts
         x[dc : dc + 13] /= self.copies
         x[o["stock_size"]] = v.stock_size / self.cards
-        x[o["phase"] + PHASE_NAMES.index(v.phase)] = 1.0
-        if v.to_act is not None:
-            x[o["to_act"] + v.to_act] = 1.0
-        x[o["dealer"] + v.dealer] = 1.0
-        if v.trigger is not None:
-            x[o["trigger"] + v.trigger] = 1.0
         t = o["totals"]
         x[t : t + n] = v.totals
         x[t : t + n] /= TOTAL_SCALE
