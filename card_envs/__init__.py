@@ -27,6 +27,9 @@ ENVIRONMENTS = {
     for m in (golf_v0, fiddlesticks_v0, guillotine_v0, collector_v0, hot_v0, guilders_v0)
 }
 
+#: the games' short names, "golf" .. "guilders"
+GAME_NAMES = tuple(name.removesuffix("_v0") for name in ENVIRONMENTS)
+
 register_all(ENVIRONMENTS)
 
-__all__ = ["ENVIRONMENTS", "collector_v0", "fiddlesticks_v0", "golf_v0", "guilders_v0", "guillotine_v0", "hot_v0"]
+__all__ = ["ENVIRONMENTS", "GAME_NAMES", "collector_v0", "fiddlesticks_v0", "golf_v0", "guilders_v0", "guillotine_v0", "hot_v0"]
