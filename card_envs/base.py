@@ -23,8 +23,9 @@ The rules object a game supplies (duck-typed) provides::
     .resample_hidden(state, seat, rng) -> state   a copy with the cards ``seat`` cannot see
                                          reshuffled among their places (for leak tests)
 
-and the glue subclass provides ``_encode``, ``_render_view``, ``_render_state``, ``decode``
-and ``encode_view`` (from the view module) plus ``observation_layout``.
+and the glue subclass names the view module (``View = <game>.view``: ``Codec``, ``layout``,
+``view``, ``render``, ``render_state``), or overrides ``_encode``, ``_render_view``,
+``_render_state``, ``decode``, ``encode_view`` and ``observation_layout`` itself.
 
 ``raw_env`` raises ValueError on an illegal action. ``env()`` switches on, natively, the
 behaviour PettingZoo classic gets from its three wrappers (TerminateIllegalWrapper,
@@ -101,27 +102,39 @@ class CardGameEnv(AECEnv, EzPickle):
         self._done = False
 
     # ----------------------------------------------------------------- glue the game supplies
+    #: the game's view module. When set, it provides ``Codec(rules)`` (``encode(view)``,
+    #: ``decode(vector)``), ``layout(rules)``, ``view(state, seat)``, ``render(view)`` and
+    #: ``render_state(state)``, and the methods below need no override.
+    View: Any = None
+
     @property
     def observation_layout(self):
         """The game's :class:`card_envs.encoding.Layout` for this configuration."""
-        raise NotImplementedError
+        return self.View.layout(self.rules)
+
+    @property
+    def _codec(self):
+        codec = self.__dict__.get("_codec_cache")
+        if codec is None:
+            codec = self.__dict__["_codec_cache"] = self.View.Codec(self.rules)
+        return codec
 
     def _encode(self, state: Any, seat: int) -> np.ndarray:
-        raise NotImplementedError
+        return self._codec.encode(self.View.view(state, seat))
 
     def _render_view(self, state: Any, seat: int) -> str:
-        raise NotImplementedError
+        return self.View.render(self.View.view(state, seat))
 
     def _render_state(self, state: Any) -> str:
-        raise NotImplementedError
+        return self.View.render_state(state)
 
     def decode(self, observation: np.ndarray) -> Any:
         """The game's PlayerView that an observation vector encodes."""
-        raise NotImplementedError
+        return self._codec.decode(observation)
 
     def encode_view(self, view: Any) -> np.ndarray:
         """The observation vector of a PlayerView (``encode_view(decode(x)) == x``)."""
-        raise NotImplementedError
+        return self._codec.encode(view)
 
     # ----------------------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:

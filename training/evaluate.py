@@ -317,7 +317,7 @@ def tournament(
                     bar.update(len(records))
     else:
         for c in chunks:
-            records = _run_chunk(c) if all(isinstance(a, str) for a in agents) else _run_local(c, agents)
+            records = _run_chunk(c)
             result.games.extend(records)
             if bar:
                 bar.update(len(records))
@@ -325,17 +325,6 @@ def tournament(
         bar.close()
     result.seconds = time.perf_counter() - start
     return result
-
-
-def _run_local(chunk, agents) -> list[GameRecord]:
-    env_name, _, config, seeds, worker = chunk
-    import card_envs
-
-    env = card_envs.ENVIRONMENTS[env_name].env(**config)
-    players = [_make_agent(a, 10_000 * worker + i) for i, a in enumerate(agents)]
-    _setup(players, env_name, config)
-    n = len(env.possible_agents)
-    return [play_game(env, players, s, _lineup(len(players), n, g)) for g, s in seeds]
 
 
 class _PlainBar:

@@ -108,30 +108,7 @@ class raw_env(CardGameEnv):
     metadata = {"name": "fiddlesticks_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     Rules = FiddlesticksRules
 
-    def __init__(self, render_mode=None, **options):
-        super().__init__(render_mode=render_mode, **options)
-        self._codec = fs_view.Codec(self.rules)
-
-    @property
-    def observation_layout(self):
-        return fs_view.layout(self.rules)
-
-    def _encode(self, state, seat):
-        return self._codec.encode(fs_view.view(state, seat))
-
-    def _render_view(self, state, seat):
-        return fs_view.render(fs_view.view(state, seat))
-
-    def _render_state(self, state):
-        return fs_view.render_state(state)
-
-    def decode(self, observation):
-        """The PlayerView an observation vector encodes."""
-        return self._codec.decode(observation)
-
-    def encode_view(self, view):
-        """The observation vector of a PlayerView (``encode_view(decode(x)) == x``)."""
-        return self._codec.encode(view)
+    View = fs_view
 
 
 env, raw_env = env_constructors(raw_env)

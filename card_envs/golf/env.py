@@ -88,29 +88,7 @@ class raw_env(CardGameEnv):
     metadata = {"name": "golf_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     Rules = GolfRules
 
-    def __init__(self, render_mode=None, **options):
-        super().__init__(render_mode=render_mode, **options)
-        self._codec = golf_view.Codec(self.rules)
-
-    @property
-    def observation_layout(self):
-        return golf_view.layout(self.rules)
-
-    def _encode(self, state, seat):
-        return self._codec.encode(golf_view.view(state, seat))
-
-    def _render_view(self, state, seat):
-        return golf_view.render(golf_view.view(state, seat))
-
-    def _render_state(self, state):
-        return golf_view.render_state(state)
-
-    def decode(self, observation):
-        """The PlayerView an observation vector encodes."""
-        return self._codec.decode(observation)
-
-    def encode_view(self, view):
-        return self._codec.encode(view)
+    View = golf_view
 
 
 env, raw_env = env_constructors(raw_env)

@@ -114,29 +114,10 @@ class raw_env(CardGameEnv):
     metadata = {"name": "guilders_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     Rules = GuildersRules
 
-    def __init__(self, render_mode=None, **options):
-        super().__init__(render_mode=render_mode, **options)
-        self._codec = guilders_view.Codec(self.rules)
-
-    @property
-    def observation_layout(self):
-        return guilders_view.layout(self.rules)
-
-    def _encode(self, state, seat):
-        return self._codec.encode(guilders_view.view(state, seat))
+    View = guilders_view
 
     def _render_view(self, state, seat):
         return guilders_view.render(guilders_view.view(state, seat), seat)
-
-    def _render_state(self, state):
-        return guilders_view.render_state(state)
-
-    def decode(self, observation):
-        """The PlayerView an observation vector encodes."""
-        return self._codec.decode(observation)
-
-    def encode_view(self, view):
-        return self._codec.encode(view)
 
 
 env, raw_env = env_constructors(raw_env)

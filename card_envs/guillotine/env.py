@@ -108,29 +108,7 @@ class raw_env(CardGameEnv):
     metadata = {"name": "guillotine_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     Rules = GuillotineRules
 
-    def __init__(self, render_mode=None, **options):
-        super().__init__(render_mode=render_mode, **options)
-        self._codec = guillotine_view.Codec(self.rules)
-
-    @property
-    def observation_layout(self):
-        return guillotine_view.layout(self.rules)
-
-    def _encode(self, state, seat):
-        return self._codec.encode(guillotine_view.view(state, seat))
-
-    def _render_view(self, state, seat):
-        return guillotine_view.render(guillotine_view.view(state, seat))
-
-    def _render_state(self, state):
-        return guillotine_view.render_state(state)
-
-    def decode(self, observation):
-        """The PlayerView an observation vector encodes."""
-        return self._codec.decode(observation)
-
-    def encode_view(self, view):
-        return self._codec.encode(view)
+    View = guillotine_view
 
 
 env, raw_env = env_constructors(raw_env)
