@@ -69,6 +69,16 @@ def check_reward_mode(value: Any, allowed: Iterable[str] = REWARD_MODES) -> str:
     return check_choice("reward_mode", value, allowed)
 
 
+def check_rank_only(value: Any, game: str) -> str:
+    """``reward_mode`` of a game whose spec defines no score shaping: only ``"rank"``."""
+    if value != "rank" or not isinstance(value, str):
+        raise ValueError(
+            f"option 'reward_mode' must be 'rank' for {game}: its rule spec defines no score shaping "
+            f"(no reward_mode='score'), got {value!r}"
+        )
+    return value
+
+
 def _is_np_int(value: Any) -> bool:
     return type(value).__module__ == "numpy" and "int" in type(value).__name__
 

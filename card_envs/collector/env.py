@@ -70,6 +70,7 @@ checked, and `most_ranks` compares hands), so the results are public.
 | `max_rounds` | 200 | truncation after this many rounds (≥ 1) |
 | `truncation_rule` | `"draw"` | `"draw"` or `"most_ranks"`: the result when truncated |
 | `contest_fallback` | `"draw_two"` | `"draw_two"` or `"nothing"`: what a losing claimant gets |
+| `reward_mode` | `"rank"` | only `"rank"` (the spec defines no score shaping) |
 
 `reset(options={"deck": [...]})` deals a stacked 52-card deck, top card first, one card at a
 time clockwise from the dealer's left; the rest is the stock, its top the next card.

@@ -44,8 +44,10 @@ class CollectorConfig:
     max_rounds: int = 200
     truncation_rule: str = "draw"
     contest_fallback: str = "draw_two"
+    reward_mode: str = "rank"  # DESIGN's option; the spec defines no score mode
 
     def __post_init__(self):
+        self.reward_mode = opt.check_rank_only(self.reward_mode, "collector_v0")
         self.num_players = opt.check_int("num_players", self.num_players, 2, 4)
         self.hand_size = opt.check_int("hand_size", self.hand_size, 1, MAX_HAND_SIZE)
         self.dealer = opt.check_seat_or_random("dealer", self.dealer, self.num_players)

@@ -68,8 +68,8 @@ returns the `PlayerView` the vector encodes.
 
 ## Rewards
 
-Terminal and zero-sum, from the final ranking (there is no score mode, so there is no
-`reward_mode` option). `first_out`: the winner ranks 1 and everyone else shares rank 2 (+1 for
+Terminal and zero-sum, from the final ranking (the spec defines no score mode: `reward_mode`
+accepts only `"rank"`). `first_out`: the winner ranks 1 and everyone else shares rank 2 (+1 for
 the winner, −1/(N−1) for each other player). `rank_all`: the finishing order is the ranking
 (+1 first out down to −1 last, in equal steps). A game cut by `max_turns` is truncated: 0 for
 all, everyone rank 1. At the end `infos[agent]` has `score` (there are no game points: the
@@ -87,6 +87,7 @@ out) and `rank` (1 = best, competition ranking).
 | `voluntary_pickup` | False | allow `pick up` whenever the pile is not empty (standard Shithead; not in the source) |
 | `dealer` | `"random"` | the dealer's seat, or `"random"`; the dealer's left picks first in the SWAP and plays first |
 | `max_turns` | 1000 | truncation after this many play actions (every play, blind and pick-up; SWAP picks not counted) |
+| `reward_mode` | `"rank"` | only `"rank"` (no score shaping is defined) |
 
 Stacked decks: `reset(options={"deck": [...]})` deals one card at a time clockwise from the
 dealer's left into face-down slots 0..2, then face-up 0..2, then the hand; the rest is the

@@ -33,7 +33,14 @@ from typing import Any
 import numpy as np
 
 from card_envs import cards
-from card_envs.options import build_config, check_bool, check_choice, check_int, check_seat_or_random
+from card_envs.options import (
+    build_config,
+    check_bool,
+    check_choice,
+    check_int,
+    check_rank_only,
+    check_seat_or_random,
+)
 from card_envs.scoring import ranks_from_order
 
 NAME = "fiddlesticks_v0"
@@ -79,8 +86,10 @@ class FiddlesticksConfig:
     voluntary_pickup: bool = False
     dealer: int | str = "random"
     max_turns: int = 1000
+    reward_mode: str = "rank"  # DESIGN's option; the spec defines no score mode (§4)
 
     def __post_init__(self) -> None:
+        self.reward_mode = check_rank_only(self.reward_mode, NAME)
         self.num_decks = check_int("num_decks", self.num_decks, 1)
         self.num_players = check_int("num_players", self.num_players, 2)
         most = 52 * self.num_decks // 9
@@ -129,7 +138,7 @@ class FiddlesticksRules:
     """Fiddlesticks for one configuration: setup, legal actions, apply, results."""
 
     name = NAME
-    reward_mode = "rank"  # the spec has no score mode (§4), so no reward_mode option
+    reward_mode = "rank"  # the spec has no score mode (§4): reward_mode accepts only "rank"
 
     def __init__(self, **options: Any):
         self.config = build_config(FiddlesticksConfig, NAME, options)

@@ -533,7 +533,13 @@ def test_decoding_an_observation_and_encoding_it_again_gives_the_same_vector():
 
 # ---------------------------------------------------------------------------- bad input
 def test_an_unknown_option_is_a_value_error_naming_it_and_the_allowed_options():
-    with pytest.raises(ValueError, match="reward_mode.*allowed options: num_players, hand_size"):
+    with pytest.raises(ValueError, match="colour.*allowed options: num_players, hand_size"):
+        collector_v0.env(colour="red")
+
+
+def test_reward_mode_is_rank_only_since_the_spec_defines_no_score_shaping():
+    assert collector_v0.env(reward_mode="rank").unwrapped.rules.reward_mode == "rank"
+    with pytest.raises(ValueError, match="reward_mode.*'rank'.*no score shaping"):
         collector_v0.env(reward_mode="score")
 
 

@@ -693,7 +693,7 @@ def test_action_names_round_trip_case_insensitively():
         ({"voluntary_pickup": 1}, ["voluntary_pickup"]),
         ({"dealer": 4}, ["dealer", "random"]),
         ({"max_turns": 0}, ["max_turns"]),
-        ({"reward_mode": "score"}, ["reward_mode", "end_mode", "max_turns"]),
+        ({"reward_mode": "score"}, ["reward_mode", "'rank'", "no score shaping"]),
     ],
 )
 def test_bad_options_are_rejected_naming_the_option_and_allowed_values(options, words):
