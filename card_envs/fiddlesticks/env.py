@@ -108,7 +108,6 @@ from card_envs.fiddlesticks.rules import FiddlesticksRules
 class raw_env(CardGameEnv):
     metadata = {"name": "fiddlesticks_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     Rules = FiddlesticksRules
-
     View = fs_view
 
 

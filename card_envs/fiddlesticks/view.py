@@ -24,7 +24,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from card_envs.cards import to_str
+from card_envs.cards import format_many, to_str
 from card_envs.encoding import Layout
 from card_envs.fiddlesticks.rules import (
     EMPTY,
@@ -272,16 +272,16 @@ def render_state(s: FiddlesticksState) -> str:
     """Every card, face-down ones included. Debugging only."""
     lines = [
         f"phase {PHASE_NAMES[s.phase]}, player {s.current_player} to act, dealer {s.dealer}, play action {s.turns}",
-        f"stock (top last): {' '.join(to_str(c) for c in s.stock)}",
-        f"pile (top last): {' '.join(to_str(c) for c in s.pile)}",
-        f"cleared: {' '.join(to_str(c) for c in s.cleared)}",
+        f"stock (top last): {format_many(s.stock)}",
+        f"pile (top last): {format_many(s.pile)}",
+        f"cleared: {format_many(s.cleared)}",
     ]
     for p in range(len(s.hand)):
         hand = " ".join(to_str(c) for h in s.hand[p] for c in h)
         down = " ".join("--" if c is None else to_str(c) for c in s.face_down[p])
         lines.append(
-            f"player {p}: hand {hand or '-'} | face-up {' '.join(to_str(c) for c in s.face_up[p]) or '-'} | "
-            f"face-down {down}" + (f" | picked {' '.join(to_str(c) for c in s.picked[p])}" if s.phase == SWAP else "")
+            f"player {p}: hand {hand or '-'} | face-up {format_many(s.face_up[p]) or '-'} | "
+            f"face-down {down}" + (f" | picked {format_many(s.picked[p])}" if s.phase == SWAP else "")
             + (" | out" if s.out[p] else "")
         )
     return "\n".join(lines)

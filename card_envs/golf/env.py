@@ -87,7 +87,6 @@ from card_envs.golf.rules import GolfRules
 class raw_env(CardGameEnv):
     metadata = {"name": "golf_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     Rules = GolfRules
-
     View = golf_view
 
 

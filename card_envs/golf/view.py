@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from card_envs.cards import RANKS
+from card_envs.cards import RANKS, format_many, to_str
 from card_envs.encoding import Layout
 from card_envs.golf.rules import (
     COLUMN_OF,
@@ -255,12 +255,11 @@ def render(v: PlayerView, seat_names: list[str] | None = None) -> str:
 
 def render_state(s: GolfState) -> str:
     """Every card, face-down ones included (lowercase marks a face-down card). Debugging only."""
-    from card_envs.cards import to_str
 
     lines = [
         f"round {s.round + 1} phase {PHASE_NAMES[s.phase]} player {s.current_player} to act, dealer {s.dealer}",
-        f"stock (top last): {' '.join(to_str(c) for c in s.stock)}",
-        f"discard (top last): {' '.join(to_str(c) for c in s.discard)}",
+        f"stock (top last): {format_many(s.stock)}",
+        f"discard (top last): {format_many(s.discard)}",
         f"pending: {'-' if s.pending is None else to_str(s.pending)}",
     ]
     for p, g in enumerate(s.grid):

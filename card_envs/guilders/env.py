@@ -113,7 +113,6 @@ from card_envs.guilders.rules import GuildersRules
 class raw_env(CardGameEnv):
     metadata = {"name": "guilders_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     Rules = GuildersRules
-
     View = guilders_view
 
     def _render_view(self, state, seat):

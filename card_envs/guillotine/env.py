@@ -107,7 +107,6 @@ from card_envs.guillotine.rules import GuillotineRules
 class raw_env(CardGameEnv):
     metadata = {"name": "guillotine_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     Rules = GuillotineRules
-
     View = guillotine_view
 
 
