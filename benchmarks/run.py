@@ -240,7 +240,13 @@ def write_results(path: Path, rows, refs, spiel, elapsed, args) -> None:
         lines += ["", f"![steps per second]({chart.name})"]
     except ImportError:
         pass
-    path.write_text("\n".join(lines) + "\n")
+    kept = ""  # the batched engine's section, written by bench_vector.py, survives a rerun
+    if path.exists():
+        old = path.read_text()
+        start, end = "<!-- vector_env: start -->", "<!-- vector_env: end -->"
+        if start in old and end in old:
+            kept = "\n" + old[old.index(start) : old.index(end) + len(end)] + "\n"
+    path.write_text("\n".join(lines) + "\n" + kept)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,6 @@ from typing import Any, Callable
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
@@ -68,14 +67,13 @@ class ResetNeededError(AssertionError, RuntimeError):
     """Stepping, observing or rendering before ``reset()`` (as OrderEnforcingWrapper raises)."""
 
 
-class CardGameEnv(AECEnv, EzPickle):
+class CardGameEnv(AECEnv):
     """PettingZoo AEC environment over a game's rules and view. Subclass per game."""
 
     metadata: dict[str, Any] = {"name": "card_game", "render_modes": list(RENDER_MODES), "is_parallelizable": False}
     Rules: Callable[..., Any]
 
     def __init__(self, render_mode: str | None = None, **options: Any):
-        EzPickle.__init__(self, render_mode=render_mode, **options)
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
@@ -329,6 +327,22 @@ class CardGameEnv(AECEnv, EzPickle):
 
     def close(self) -> None:
         pass
+
+    # ---------------------------------------------------------------------------- copies
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickling, ``copy.deepcopy`` and cloudpickle keep the whole environment.
+
+        The copy has the same configuration, the same behaviour (``env()``'s: an illegal action
+        ends the game with -1; ``raw_env()``'s: it raises), the same random generator state and
+        the running game, so it continues that game exactly as the original would. (PettingZoo's
+        classic environments pickle through ``EzPickle``, which rebuilds from the constructor's
+        arguments: that loses ``env()``'s behaviour and the running game, so this class does not
+        use it.)
+        """
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     def __str__(self) -> str:
         return self.metadata["name"]

@@ -1,6 +1,6 @@
 """Collector, PettingZoo module convention: ``card_envs.collector_v0.env()``, ``parallel_env()``."""
 
-from card_envs.collector.env import BENCHMARK_CONFIG, CONFORMANCE_CONFIGS, env, parallel_env, parallel_raw_env, raw_env  # noqa: F401
+from card_envs.collector.env import BENCHMARK_CONFIG, CONFORMANCE_CONFIGS, PROCESS_CONFIGS, RARE_BRANCHES, env, parallel_env, parallel_raw_env, raw_env  # noqa: F401
 
 __all__ = ["env", "raw_env", "parallel_env", "parallel_raw_env"]
 __doc__ = raw_env.__doc__

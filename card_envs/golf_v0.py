@@ -1,6 +1,17 @@
 """Six-card Golf, PettingZoo module convention: ``card_envs.golf_v0.env()``."""
 
-from card_envs.golf.env import BENCHMARK_CONFIG, CONFORMANCE_CONFIGS, env, raw_env  # noqa: F401
+from card_envs.golf.env import (  # noqa: F401
+    BENCHMARK_CONFIG,
+    CONFORMANCE_CONFIGS,
+    PROCESS_CONFIGS,
+    RARE_BRANCHES,
+    env,
+    raw_env,
+)
 
-__all__ = ["env", "raw_env"]
+from card_envs._vector_api import vector_constructor
+
+vector_env = vector_constructor("golf")
+
+__all__ = ["env", "raw_env", "vector_env"]
 __doc__ = raw_env.__doc__

@@ -2,7 +2,7 @@
 not end a round it is losing.
 
 - Unknown cards are valued at the mean value of the cards not yet seen (card counting over
-  the face-up grids and the discard pile).
+  the face-up grids, the discard pile and a rebuilt stock's known cards).
 - Initial flips: one card in each of two different columns (more information for pairing).
 - Draw: take the top discard if it pairs a face-up card in an open column, or if it is worth at
   most 2 points and would lower the expected score; otherwise draw from the stock.
@@ -23,7 +23,8 @@ NUM_SLOTS = 6
 
 
 def unseen_mean(view, copies: int) -> float:
-    """Mean value of the cards not visible anywhere (face-up grids, discard pile, held card)."""
+    """Mean value of the cards a face-down slot may hold: those not visible anywhere (face-up
+    grids, discard pile, held card) and not known to be in a rebuilt stock."""
     remaining = [copies] * 13
     for g in view.grids:
         for r in g:
@@ -31,6 +32,8 @@ def unseen_mean(view, copies: int) -> float:
                 remaining[r] -= 1
     for r, k in enumerate(view.discard_counts):
         remaining[r] -= k
+    for r, k in enumerate(view.stock_counts or ()):
+        remaining[r] -= k  # a rebuilt stock (and a card drawn from it) is not face down
     if view.pending is not None:
         remaining[view.pending] -= 1
     total = sum(max(k, 0) for k in remaining)

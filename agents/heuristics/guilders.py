@@ -1,8 +1,9 @@
 """Guilders heuristic: make the call of highest expected points, by exact card counting.
 
 The decoded view counts every card this player has located (score piles, cards lost to the
-evil joker, jokers set aside, the discards it has seen); the next card is uniformly one of the
-rest, so ``view.match_probabilities()`` is each call's exact chance of matching. The expected
+evil joker, jokers set aside, the discards it has seen) and the calls the others' face-down
+misses failed (a card missed on ``suit h`` is no heart), so ``view.match_probabilities()`` is
+each call's exact posterior chance of matching. The expected
 value of a call is its chance times its points; with the Evil Joker on, drawing an uncalled
 joker costs the highest-valued card of our own score pile, so every call but JOKER also carries
 ``P(joker) × that card's value`` as an expected loss. Ties go to the more valuable call type

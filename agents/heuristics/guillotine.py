@@ -36,7 +36,8 @@ that public play has not proved void of it, in proportion to hand sizes. Trick s
   per foreign card behind a row it opens toward none of its own (a blocker to hold: the anchor
   card of an unopened suit above all), +2 for an Ace that earns the bonus. In a bonus, lay the
   rest of the hand if a sequence of legal plays empties it; otherwise play the best card while
-  its score is not negative, and STOP when continuing would only help others.
+  its score is not negative, and STOP when continuing would only help others or when nothing
+  fits (the bonus lasts until STOP or an empty hand; STOP is then the only legal action).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ irrelevant).
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from itertools import islice
 from typing import Any
@@ -68,6 +69,8 @@ class SetState:
         "last_played",  # per seat: the card it played in the last resolved round, -1 none
         "last_taker",  # per seat: who took its last-round card, -1 nobody
         "last_drawn",  # per seat: how many stock cards it drew last round
+        "last_claim",  # per seat: whose card it claimed last round (ACQUIRE revealed), -1 drew two
+        "first_place",  # per seat: True where it shares first place once the game is over
         "terminated",
         "truncated",
         "winners",  # seats that completed at the end (Collector), callers of the last deal (Hot)
@@ -100,6 +103,8 @@ class SetState:
         s.last_played = self.last_played[:]
         s.last_taker = self.last_taker[:]
         s.last_drawn = self.last_drawn[:]
+        s.last_claim = self.last_claim[:]
+        s.first_place = self.first_place[:]
         s.terminated = self.terminated
         s.truncated = self.truncated
         s.winners = self.winners[:]
@@ -108,7 +113,7 @@ class SetState:
         s.scores = self.scores[:]
         s.deal = self.deal
         s.last_deal_points = self.last_deal_points[:]
-        s.rng = self.rng
+        s.rng = copy.deepcopy(self.rng)  # an independent copy: applying moves to it leaves self alone
         return s
 
     def distinct(self, seat: int) -> int:
@@ -123,6 +128,29 @@ def rank_counts(card_list) -> list[int]:
     return out
 
 
+def resolves(before: SetState) -> bool:
+    """Whether the next commitment closes ACQUIRE (the round resolves)."""
+    return before.phase == ACQUIRE and before.pos + 1 == len(before.order)
+
+
+def contest_losers_drew(before: SetState, action: int, after: SetState) -> list[int]:
+    """For the process property's rare branches: the cards each losing claimant drew in the
+    round ``action`` resolves (empty if it resolves none, has no contest, starts a new deal, or
+    the stock could run short, so that the counts show the ``contest_fallback`` itself)."""
+    n = before.num_players
+    if not resolves(before) or len(before.stock) < 2 * n or after.deal != before.deal:
+        return []
+    claims = before.pending[:]
+    claims[before.current_player] = action
+    targets = [(p + a - DRAW_TWO) % n if a != DRAW_TWO else -1 for p, a in enumerate(claims)]
+    out = []
+    for d in range(n):
+        cl = [p for p in range(n) if targets[p] == d]
+        if len(cl) > 1:
+            out += [after.last_drawn[p] for p in cl if p != after.last_taker[d]]
+    return out
+
+
 class SetRules:
     """The shared rules; :class:`card_envs.collector.rules.CollectorRules` and
     :class:`card_envs.hot.rules.HotRules` fill in the game's parts.
@@ -133,7 +161,8 @@ class SetRules:
     """
 
     name = "set_game"
-    num_actions = 17
+    num_actions = 18  # the spec's §8 actions, then WAIT
+    wait_action = 17  # WAIT: the parallel API's no-op (see :meth:`parallel_mask`); never legal in AEC
     take_label = "take"
     hot = False
     reward_mode = "rank"
@@ -145,13 +174,14 @@ class SetRules:
         self._take_actions = [(TAKE_BASE + k - 1, k) for k in range(1, n)]
         names = {r: f"play {RANK_NAMES[r]}" for r in range(NUM_RANKS)}
         names[DRAW_TWO] = "draw two"
-        for k in range(1, self.num_actions - TAKE_BASE + 1):
+        for k in range(1, self.wait_action - TAKE_BASE + 1):
             names[TAKE_BASE + k - 1] = f"{self.take_label} {k}"
+        names[self.wait_action] = "wait"
         self._names = [names[a] for a in range(self.num_actions)]
         lookup = {name.lower(): a for a, name in enumerate(self._names)}
         lookup["play t"] = 9  # the card notation's T
         lookup["play 1"] = 0  # the source counts the ace as 1
-        for k in range(1, self.num_actions - TAKE_BASE + 1):
+        for k in range(1, self.wait_action - TAKE_BASE + 1):
             lookup[f"take {k}"] = TAKE_BASE + k - 1
         self._lookup = lookup
 
@@ -172,6 +202,7 @@ class SetRules:
         s.scores = [0] * n
         s.deal = 0
         s.last_deal_points = [0] * n
+        s.first_place = [False] * n
         dealer = self.config.dealer
         if dealer == "random":
             dealer = int(rng.integers(n))
@@ -198,6 +229,7 @@ class SetRules:
         s.last_played = [-1] * n
         s.last_taker = [-1] * n
         s.last_drawn = [0] * n
+        s.last_claim = [-1] * n
         s.round = 0
         s.lead = (dealer + 1) % n
         self._start_play(s)
@@ -238,6 +270,7 @@ class SetRules:
         s.pending = [-1] * self.num_players
         s.terminated = terminated
         s.truncated = not terminated
+        s.first_place = [r == 1 for r in self.ranks(s)]
 
     # ------------------------------------------------------------------------------- masks
     def legal_mask(self, s: SetState) -> np.ndarray:
@@ -263,6 +296,17 @@ class SetRules:
                 if played[(seat + k) % n] >= 0:
                     mask[a] = 1
         return mask
+
+    def parallel_mask(self, s: SetState, seat: int) -> np.ndarray:
+        """The mask the parallel API gives ``seat``: :meth:`mask_for` if the current phase asks
+        it, else only WAIT (a live player with nothing to do: an empty hand in PLAY), so every
+        live agent has a legal action each step. WAIT is a no-op the env ignores, and it is
+        never legal in the AEC API (nobody is asked there without something to do)."""
+        if s.phase != OVER and seat not in s.order:
+            mask = np.zeros(self.num_actions, dtype=np.int8)
+            mask[self.wait_action] = 1
+            return mask
+        return self.mask_for(s, seat)
 
     def phase_actors(self, s: SetState) -> list[int]:
         """Seats asked in the current phase, in the order the AEC API asks them."""
@@ -307,17 +351,26 @@ class SetRules:
             s.played[p] = card
 
     def _resolve(self, s: SetState) -> list[float] | None:
+        self._resolve_cards(s)
+        complete = [p for p in range(self.num_players) if 0 not in s.counts[p]]
+        return self._check(s, complete)
+
+    def _resolve_cards(self, s: SetState) -> list[int]:
+        """RESOLVE steps 1-3 (contests, returns, draws); the ACQUIRE commitments become public
+        (``last_claim``). Returns how many never-seen stock cards each seat drew."""
         n = self.num_players
         played = s.played
         pending = s.pending
         owed = [0] * n
         claims: list[list[int]] = [[] for _ in range(n)]
+        claim = [-1] * n
         for p in range(n):
             a = pending[p]
             if a == DRAW_TWO:
                 owed[p] = 2
             else:
-                claims[(p + a - DRAW_TWO) % n].append(p)
+                claim[p] = d = (p + a - DRAW_TWO) % n
+                claims[d].append(p)
         # 1. contests: the first claimant clockwise from the discarder's left gets the card
         taker = [-1] * n
         for d in range(n):
@@ -341,12 +394,14 @@ class SetRules:
                 stock.append(played[p])
         # 3. draws from the top, in seat order from the lead seat, while the stock lasts
         drawn = [0] * n
+        unseen = [0] * n
         for p in order:
             want = owed[p]
             while want and stock:
                 c = stock.popleft()
                 if s.stock_unknown:
                     s.stock_unknown -= 1
+                    unseen[p] += 1
                 else:  # it had been seen face up: everyone knows who has it now
                     s.known[p].append(c)
                     s.known_counts[p][c % 13] += 1
@@ -357,10 +412,10 @@ class SetRules:
         s.last_played = played
         s.last_taker = taker
         s.last_drawn = drawn
+        s.last_claim = claim
         s.played = [-1] * n
         s.pending = [-1] * n
-        complete = [p for p in range(n) if 0 not in s.counts[p]]
-        return self._check(s, complete)
+        return unseen
 
     def _next_round(self, s: SetState) -> None:
         s.round += 1
@@ -464,6 +519,53 @@ class SetRules:
                 legal = np.flatnonzero(self.mask_for(out, p))
                 out.pending[p] = int(rng.choice(legal))
         return out
+
+    def reveals(self, s: SetState, action: int, seat: int):
+        """Whether applying ``action`` (the current player's commitment) turns up, to ``seat``,
+        something ``seat`` could not see before. Only the last commitment of a phase can:
+
+        * every commitment then becomes public: it reveals if a player other than ``seat`` and
+          the actor has committed a choice ``seat`` could not infer (in PLAY: its hand holds
+          more than one rank or a card not publicly known; in ACQUIRE: it had a take to choose);
+        * the ACQUIRE resolution also reveals if ``seat`` draws a never-seen stock card, if the
+          check lays the hands down (a completed set, or Collector's round limit) while another
+          hand holds a card not publicly known, or if Hot deals a new deal (``seat``'s new hand).
+
+        Returns False, True (PLAY's reveal) or, for a revealing resolution, its public outcome
+        ``(seats completing a set, every hand's size after the draws)``: a truthy value that
+        says what the turned-up cards and choices decide. Who acts next depends on it (a set
+        completed ends the game or the deal; a hand left empty skips the next PLAY), so twin
+        worlds are comparable in who acts next only where the outcomes are equal.
+        """
+        if s.phase == OVER or s.pos + 1 < len(s.order):
+            return False
+        actor = s.current_player
+        hidden_choice = False
+        for p in s.order[: s.pos]:
+            if p == seat or p == actor:
+                continue
+            if s.phase == PLAY:
+                hidden_choice |= s.known_counts[p] != s.counts[p] or s.distinct(p) > 1
+            else:
+                hidden_choice |= bool(self.mask_for(s, p).sum() > 1)
+        if s.phase == PLAY:
+            return hidden_choice
+        c = s.copy()
+        c.pending[actor] = action
+        unseen = self._resolve_cards(c)
+        n = self.num_players
+        complete = tuple(p for p in range(n) if 0 not in c.counts[p])
+        outcome = (complete, tuple(len(h) for h in c.hands))
+        hidden_left = any(c.known_counts[p] != c.counts[p] for p in range(n) if p != seat)
+        if hidden_choice or unseen[seat] or (complete and hidden_left):
+            return outcome
+        if not (complete or c.round + 1 >= self.max_rounds):
+            return False
+        if not self.hot:  # the game ends, the hands laid down
+            return outcome if hidden_left else False
+        after = s.copy()
+        self.apply(after, action)
+        return outcome if after.phase != OVER else False  # a new deal: ``seat``'s new hand
 
     def render_state(self, s: SetState) -> str:
         """Every card, hidden ones included (debugging only)."""

@@ -4,8 +4,8 @@
 |---|---|
 | Import | `from card_envs import collector_v0` |
 | Agents | `player_0` … `player_{N-1}`, N = `num_players` (2–4, default 2) |
-| Action | `Discrete(17)` |
-| Observation | `{"observation": Box(float32, (710 + 56N + N²,)), "action_mask": Box(int8, (17,))}` (826 for N = 2) |
+| Action | `Discrete(18)`: the spec's 17 actions, then `wait` (17: the Parallel API's no-op) |
+| Observation | `{"observation": Box(float32, (710 + 58N + 2N²,)), "action_mask": Box(int8, (18,))}` (834 for N = 2) |
 | Parallel API | `collector_v0.parallel_env()`: one step per phase (`parallel_raw_env()` raises on illegal actions) |
 | Rules | `shared/rules/collector.md` (the source: Tyler McCarn's Collector) |
 
@@ -22,9 +22,12 @@ holding all 13 ranks wins (several: a shared win). Suits do not matter.
 its players one at a time clockwise from `L_t` (PLAY skips a player whose hand is empty). A
 commitment is seen by nobody else (observations, masks, infos, renderings) until every player of
 the phase has committed; then everything is revealed at once. In the parallel API each phase is
-one `step` with every asked player's action. Actions sent for players the phase does not ask
-(their mask is all zeros) are ignored; an illegal action ends the game with -1 for the first
-illegal mover in asking order, exactly as `env()` does.
+one `step` with every asked player's action. A live player the phase does not ask (an empty
+hand, in PLAY) has a mask holding only `wait` (17), a no-op: whatever it sends is ignored, so
+every live agent always has a legal action (a masked categorical never sees an all-zero mask).
+An illegal action ends the game with -1 for the first illegal mover in asking order, exactly as
+`env()` does. `pickle`, `copy.deepcopy` and cloudpickle of `parallel_env()` and
+`parallel_raw_env()` keep their behaviour and the running game (a copy continues it).
 
 **Actions** (indices fixed by the spec's §8):
 
@@ -33,11 +36,13 @@ illegal mover in asking order, exactly as `env()` does.
 | 0–12 | PLAY | `play A` … `play 10` … `play K` | play one card of that rank |
 | 13 | ACQUIRE | `draw two` | draw two cards from the top of the stock |
 | 14–16 | ACQUIRE | `take 1` … `take 3` | take the card played by the player 1–3 seats clockwise |
+| 17 | (Parallel API) | `wait` | the no-op of a live player with nothing to do; never legal in the AEC API |
 
 **Action mask.** PLAY(r) iff the player holds a card of rank r. DRAW_TWO always (even when the
 stock is short: the mask hints at nothing). TAKE(k) iff k < N and the player k seats clockwise
-played a card this round. The mask never depends on anyone's pending choice; agents not to act
-get all zeros.
+played a card this round. `wait` is never legal in the AEC API (nobody is asked there without
+something to do). The mask never depends on anyone's pending choice; agents not to act get all
+zeros (in the Parallel API: only `wait`).
 
 **Observation** (relative seats: 0 = the observer, then clockwise). Everything the player may
 know and nothing else: own hand (rank counts) and own commitment, who has committed (not what),
@@ -45,7 +50,12 @@ hand and stock sizes, the cards revealed this round, last round's plays with who
 and how many cards each player drew, the cards every player knows to be in each hand (cards taken,
 and seen cards drawn back from the stock bottom, minus those played since; a player playing a rank
 of which it holds such a known card plays that card), the seen bottom of the stock (returned
-cards, by depth from the top) and, once the game is over, every hand laid down. Decode a vector
+cards, by depth from the top), every choice of the last round once revealed (`last_claimed`:
+whose card each player claimed, or none for draw two; with `last_taken_by` and `last_drawn` this
+is who won each contest and what each loser drew instead) and, once the game is over, every hand
+laid down, who completed the set (`callers`) and who shares first place (`first_place`). This is
+a sufficient summary of the public history (see `card_envs.collector.view`): every card seen face
+up is either in `known_cards`, in `stock_known`, or revealed this round. Decode a vector
 with `card_envs.collector.view.decode`. Layout for N = 2 (segments sized N grow with the table):
 
 {layout}
@@ -75,7 +85,11 @@ checked, and `most_ranks` compares hands), so the results are public.
 `reset(options={"deck": [...]})` deals a stacked 52-card deck, top card first, one card at a
 time clockwise from the dealer's left; the rest is the stock, its top the next card.
 
-**Version history.** v0: first release.
+**Version history.** v0: first release. v0 (issue 13): the observation gains `last_claimed`
+(every claim of the last round, so a contest loser no longer looks like a player who chose to
+draw), `callers` and `first_place` (who completed and who won, at the end); the action space gains
+`wait` (17), the Parallel API's no-op for a live player with nothing to do; the rendering shows
+every revealed choice, each contest's result, and the winners.
 """
 
 from __future__ import annotations
@@ -83,6 +97,7 @@ from __future__ import annotations
 from card_envs.base import CardGameEnv, env_constructors
 from card_envs.collector import view as view_mod
 from card_envs.collector.parallel import parallel_constructor
+from card_envs.collector.engine import PLAY, contest_losers_drew
 from card_envs.collector.rules import CollectorRules
 
 
@@ -144,6 +159,29 @@ CONFORMANCE_CONFIGS = [
     {"num_players": 3, "contest_fallback": "nothing", "dealer": "random", "max_rounds": 80},
     {"num_players": 2, "max_rounds": 6, "truncation_rule": "most_ranks"},
     {"num_players": 4, "hand_size": 12, "max_rounds": 30},
+]
+def _losers_drew(before, action, after):
+    return contest_losers_drew(before, action, after)
+
+
+#: events the process property must reach and check (tests/conformance/test_information_process.py)
+RARE_BRANCHES = {
+    "contest won, the loser draws two (contest_fallback='draw_two')":
+        lambda before, action, after: 2 in _losers_drew(before, action, after),
+    "contest won, the loser gets nothing (contest_fallback='nothing')":
+        lambda before, action, after: 0 in _losers_drew(before, action, after),
+    "a set completed: the game is won and the hands laid down": lambda before, action, after: after.terminated,
+    "the round limit: the hands laid down, the game truncated": lambda before, action, after: after.truncated,
+    "a player with an empty hand skips PLAY":
+        lambda before, action, after: after.phase == PLAY and len(after.order) < after.num_players,
+}
+#: configurations of the process property (each reaches some of the rare branches in 4 games)
+PROCESS_CONFIGS = [
+    {"num_players": 2, "hand_size": 10, "max_rounds": 30},
+    {"num_players": 3, "max_rounds": 20},
+    {"num_players": 4, "max_rounds": 10},
+    {"num_players": 3, "hand_size": 1, "contest_fallback": "nothing", "dealer": "random", "max_rounds": 20},
+    {"num_players": 2, "max_rounds": 6, "truncation_rule": "most_ranks"},
 ]
 #: the configuration of the issue's speed target (15,000 env steps/s through env())
 BENCHMARK_CONFIG = {"num_players": 3}

@@ -6,8 +6,23 @@ the order the AEC API asks for them, so the two APIs play the same game from the
 the same choices by construction.
 
 What it needs from the rules (so it can serve any such game): ``rules.phase_actors(state)`` (the
-seats asked in the current phase, in asking order) and ``rules.mask_for(state, seat)`` (a seat's
-legal actions in the current phase; it must not depend on anyone's pending commitment).
+seats asked in the current phase, in asking order), ``rules.mask_for(state, seat)`` (a seat's
+legal actions in the current phase; it must not depend on anyone's pending commitment) and
+``rules.parallel_mask(state, seat)`` (the same, but only the no-op WAIT for a live seat the phase
+does not ask).
+
+**Every live agent has a legal action.** A live agent the current phase does not ask (in these
+games: a player whose hand is empty, during PLAY) gets a mask holding only WAIT, the last action
+index (Collector 17, Hot 16), so a masked categorical never sees an all-zero mask. WAIT is a
+no-op: whatever such an agent sends is ignored (WAIT, any other action, or ``None``). The
+action indices of the spec's §8 are unchanged; WAIT is appended after them and is never legal
+in the AEC API, where nobody is asked without something to do.
+
+**Copies.** ``parallel_env`` and ``parallel_raw_env`` are module-level classes, so stdlib
+``pickle``, ``copy.deepcopy`` and cloudpickle find them by name; a copy keeps its behaviour
+(``parallel_env``'s: an illegal action ends the game with -1; ``parallel_raw_env``'s: it raises)
+and the running game (the AEC environment underneath is copied whole), so it continues that
+game exactly as the original would.
 """
 
 from __future__ import annotations
@@ -23,10 +38,9 @@ from card_envs.base import ActionOutOfRangeError, CardGameEnv, IllegalActionErro
 class CommitParallelEnv(ParallelEnv):
     """Parallel version of a :class:`CardGameEnv` whose turns come in simultaneous phases.
 
-    ``step(actions)`` takes an action for every agent the current phase asks (those whose
-    ``action_mask`` is not all zeros); actions given for the other live agents are ignored
-    (they may be anything, ``None`` included), as PettingZoo's ``parallel_api_test`` sends one for
-    every live agent. A missing or out-of-range action is a ValueError and nothing is applied.
+    ``step(actions)`` takes an action for every agent the current phase asks; the other live
+    agents' mask holds only WAIT (the no-op) and whatever they send is ignored (WAIT, anything
+    else, or ``None``), as PettingZoo's ``parallel_api_test`` sends one for every live agent. A missing or out-of-range action is a ValueError and nothing is applied.
     An illegal action behaves as in the AEC version: ``parallel_env()`` (like ``env()``) ends the
     game with -1 for the first illegal mover in asking order and a warning; the raw class (like
     ``raw_env()``) raises a ValueError and applies nothing.
@@ -44,7 +58,6 @@ class CommitParallelEnv(ParallelEnv):
         self.agents: list[str] = []
         self.observation_spaces = self.aec.observation_spaces
         self.action_spaces = self.aec.action_spaces
-        self._zero_mask = np.zeros(self.aec.rules.num_actions, dtype=np.int8)
 
     @property
     def rules(self):
@@ -68,10 +81,9 @@ class CommitParallelEnv(ParallelEnv):
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         state = self.aec.game_state
         rules = self.aec.rules
-        actors = set(rules.phase_actors(state))
         out = {}
         for seat, agent in enumerate(self.possible_agents):
-            mask = rules.mask_for(state, seat) if seat in actors else self._zero_mask.copy()
+            mask = rules.parallel_mask(state, seat)
             out[agent] = {"observation": self.aec._encode(state, seat), "action_mask": mask}
         return out
 
@@ -160,21 +172,27 @@ class CommitParallelEnv(ParallelEnv):
 
 
 def parallel_constructor(raw_cls: type[CardGameEnv]):
-    """``parallel_env(**options)`` for a game module."""
+    """``(parallel_env, parallel_raw_env)`` for a game module: two classes, to be bound to those
+    names in ``raw_cls``'s module (their ``__module__`` and ``__qualname__`` say so, which is what
+    stdlib pickle needs). ``parallel_env(**options)`` builds the checked version."""
 
-    raw = type("parallel_raw_env", (CommitParallelEnv,), {"aec_class": raw_cls, "__module__": raw_cls.__module__})
+    name = raw_cls.metadata["name"]
+    raw = type(
+        "parallel_raw_env",
+        (CommitParallelEnv,),
+        {"aec_class": raw_cls, "__module__": raw_cls.__module__, "__qualname__": "parallel_raw_env"},
+    )
     raw.__doc__ = (
-        f"The {raw_cls.metadata['name']} environment in PettingZoo's Parallel API (one step per phase); "
+        f"The {name} environment in PettingZoo's Parallel API (one step per phase); "
         "an illegal action raises ValueError."
     )
-    checked = type("parallel_env", (raw,), {"checked": True, "__module__": raw_cls.__module__})
+    checked = type(
+        "parallel_env",
+        (raw,),
+        {"checked": True, "__module__": raw_cls.__module__, "__qualname__": "parallel_env"},
+    )
     checked.__doc__ = (
-        f"The {raw_cls.metadata['name']} environment in PettingZoo's Parallel API (one step per phase); "
+        f"The {name} environment in PettingZoo's Parallel API (one step per phase); "
         "an illegal action ends the game with -1 for the mover, as env() does."
     )
-
-    def parallel_env(**options: Any) -> CommitParallelEnv:
-        return checked(**options)
-
-    parallel_env.__doc__ = checked.__doc__
-    return parallel_env, raw
+    return checked, raw

@@ -29,7 +29,8 @@ from card_envs.collector.engine import (  # noqa: F401  (re-exported for users o
 )
 from card_envs.scoring import ranks_from_order
 
-NUM_ACTIONS = 17
+NUM_ACTIONS = 18  # the spec's §8 actions, then WAIT (the parallel API's no-op)
+WAIT = 17
 TRUNCATION_RULES = ("draw", "most_ranks")
 CONTEST_FALLBACKS = ("draw_two", "nothing")
 
@@ -57,10 +58,12 @@ class CollectorConfig:
 
 
 class CollectorRules(SetRules):
-    """Collector for 2–4 players. Actions: PLAY(r) = r (0..12), DRAW_TWO = 13, TAKE(k) = 13 + k."""
+    """Collector for 2–4 players. Actions: PLAY(r) = r (0..12), DRAW_TWO = 13, TAKE(k) = 13 + k,
+    WAIT = 17 (the parallel API's no-op for a player with nothing to do; never legal in AEC)."""
 
     name = "collector_v0"
     num_actions = NUM_ACTIONS
+    wait_action = WAIT
     take_label = "take"
     hot = False
     reward_mode = "rank"  # the spec defines no score mode

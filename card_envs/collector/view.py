@@ -10,6 +10,31 @@ the game totals, the dealer, the deal number and the points of the last deal.
 
 Seats are relative: 0 is the observer, 1 the next player clockwise, and so on. Cards are ranks
 (A=0 .. K=12): suits do not matter in these games.
+
+**The last round, whole.** Once a round resolves, every ACQUIRE commitment is public (spec §5:
+"who took which card, and the result of each contest"): ``last_claimed`` gives whose card each
+player claimed (none: it drew two), ``last_taken_by`` who got each card (the first claimant
+clockwise from its discarder), and ``last_drawn`` what everyone drew, so a contest loser's
+fallback (two cards, Hot's replacement, or nothing) is told apart from a chosen draw. A claim
+implies nothing certain about a hand (any take is legal with any hand), so no "wants" inference
+is kept; the raw claims are shown. At the end, ``callers`` (who completed a set at the last
+check: Collector's winners, Hot's callers of the last finished deal) and ``first_place`` (who
+shares first place) say who won.
+
+**Why this is a sufficient (Markov) summary.** Every card a player has seen face up is in
+exactly one public place the view keeps: revealed this round (``played``), in a hand it was
+taken into or drawn back into from the seen bottom (``known_cards``, minus the copies played
+since: a player playing a rank it holds a known card of plays that card), or in the seen bottom
+of the stock, in order (``stock_known``). The cards it has not seen are then exactly the deck
+minus its own hand and these, spread over the other hands' unknown parts (sizes public) and the
+stock's never-seen top (size ``stock_size - len(stock_known)``). The public events between two of
+a player's turns (the reveal, every claim, contest, take, return and draw count) are all in the
+last round's segments, and a player is shown the state after every phase (or the reveal of the
+round it skipped). What is not kept: the claims and plays of earlier rounds (they carry no card
+fact beyond the above), and that no other player was complete at checks before the last one (a
+weak constraint on hidden cards, the same one ``resample_hidden`` does not enforce either); a Hot
+deal's history ends with it (the next deal is a fresh shuffle), except its points, callers and
+laid-down hands.
 """
 
 from __future__ import annotations
@@ -43,9 +68,12 @@ class PlayerView:
     last_played: tuple[int | None, ...]  # rank played in the last resolved round
     last_taken_by: tuple[int | None, ...]  # relative seat that took that card, None: returned/none
     last_drawn: tuple[int, ...]  # stock cards drawn in the last round
+    last_claimed: tuple[int | None, ...]  # relative seat whose card each seat claimed last round, None: drew two
     known_cards: tuple[tuple[int, ...], ...]  # rank counts publicly known in each hand
     stock_known: tuple[int, ...]  # ranks of the seen bottom of the stock, top to bottom
     shown_hands: tuple[tuple[int, ...], ...] | None  # hands laid down (rank counts) or None
+    callers: tuple[bool, ...]  # completed a set at the last check (Collector: the winners; Hot: last deal's callers)
+    first_place: tuple[bool, ...]  # at the game's end: shares first place (all False before)
     scores: tuple[int, ...] | None = None  # Hot: game totals
     dealer: int | None = None  # Hot: relative seat of the dealer
     deal: int | None = None  # Hot: deal number, 0-based
@@ -58,6 +86,7 @@ class PlayerView:
 
 
 def num_actions(hot: bool) -> int:
+    """The spec's §8 actions (the own_commit segment); the env appends WAIT, never committed."""
     return 16 if hot else 17
 
 
@@ -84,6 +113,12 @@ def make_layout(num_players: int, hot: bool = False, max_rounds: int = 200, targ
          "row i: rank one-hot of the stock card i from the top, if seen (returned cards)"),
         ("shown_hands", (n, NUM_RANKS),
          "rank counts of the hands laid down " + ("at the last scored deal" if hot else "at the end"), 4),
+        ("last_claimed", (n, n),
+         "row p: one-hot relative seat whose card p claimed in the last ACQUIRE (zeros: p drew two); "
+         "with last_taken_by, who won each contest, and with last_drawn, what each loser got instead"),
+        ("callers", n, "1 where that relative seat completed a set at the last check ("
+         + ("the callers of the last finished deal" if hot else "the winners, at the end") + ")"),
+        ("first_place", n, "at the game's end: 1 where that relative seat shares first place (zeros before)"),
     ]
     if hot:
         segs += [
@@ -125,28 +160,33 @@ def view(s: SetState, seat: int, hot: bool = False) -> PlayerView:
     own = s.pending[seat]
     played, last_played, last_taker = s.played, s.last_played, s.last_taker
     stock = s.stock
+    last_claim = s.last_claim
+    winners = s.winners
     return PlayerView(
-        n,
-        PHASE_NAMES[s.phase],
-        (s.lead - seat) % n,
-        s.round,
-        tuple(s.counts[seat]),
-        tuple([len(s.hands[p]) for p in seats]),
-        len(stock),
-        None if own < 0 else own,
-        tuple([p in done for p in seats]),
-        tuple([None if played[p] < 0 else played[p] % 13 for p in seats]),
-        tuple([None if last_played[p] < 0 else last_played[p] % 13 for p in seats]),
-        tuple([None if last_taker[p] < 0 else (last_taker[p] - seat) % n for p in seats]),
-        tuple([s.last_drawn[p] for p in seats]),
-        tuple([tuple(s.known_counts[p]) for p in seats]),
-        tuple([c % 13 for c in islice(stock, s.stock_unknown, None)]) if s.stock_unknown < len(stock) else (),
-        None if s.shown is None else tuple([tuple(s.shown[p]) for p in seats]),
-        tuple([s.scores[p] for p in seats]) if hot else None,
-        (s.dealer - seat) % n if hot else None,
-        s.deal if hot else None,
-        tuple([s.last_deal_points[p] for p in seats]) if hot else None,
-        "hot" if hot else "collector",
+        num_players=n,
+        phase=PHASE_NAMES[s.phase],
+        lead=(s.lead - seat) % n,
+        round=s.round,
+        hand=tuple(s.counts[seat]),
+        hand_sizes=tuple([len(s.hands[p]) for p in seats]),
+        stock_size=len(stock),
+        own_commit=None if own < 0 else own,
+        committed=tuple([p in done for p in seats]),
+        played=tuple([None if played[p] < 0 else played[p] % 13 for p in seats]),
+        last_played=tuple([None if last_played[p] < 0 else last_played[p] % 13 for p in seats]),
+        last_taken_by=tuple([None if last_taker[p] < 0 else (last_taker[p] - seat) % n for p in seats]),
+        last_drawn=tuple([s.last_drawn[p] for p in seats]),
+        last_claimed=tuple([None if last_claim[p] < 0 else (last_claim[p] - seat) % n for p in seats]),
+        known_cards=tuple([tuple(s.known_counts[p]) for p in seats]),
+        stock_known=tuple([c % 13 for c in islice(stock, s.stock_unknown, None)]) if s.stock_unknown < len(stock) else (),
+        shown_hands=None if s.shown is None else tuple([tuple(s.shown[p]) for p in seats]),
+        callers=tuple([p in winners for p in seats]),
+        first_place=tuple([bool(s.first_place[p]) for p in seats]),
+        scores=tuple([s.scores[p] for p in seats]) if hot else None,
+        dealer=(s.dealer - seat) % n if hot else None,
+        deal=s.deal if hot else None,
+        last_deal_points=tuple([s.last_deal_points[p] for p in seats]) if hot else None,
+        game="hot" if hot else "collector",
     )
 
 
@@ -162,7 +202,14 @@ def encode(v: PlayerView) -> np.ndarray:
     if v.own_commit is not None:
         ones.append(o["own_commit"] + v.own_commit)
     committed, played, last_played, taken = o["committed"], o["played"], o["last_played"], o["last_taken_by"]
+    claimed, callers, first = o["last_claimed"], o["callers"], o["first_place"]
     for i in range(n):
+        if v.last_claimed[i] is not None:
+            ones.append(claimed + i * n + v.last_claimed[i])
+        if v.callers[i]:
+            ones.append(callers + i)
+        if v.first_place[i]:
+            ones.append(first + i)
         if v.committed[i]:
             ones.append(committed + i)
         if v.played[i] is not None:
@@ -226,9 +273,12 @@ def decode(vector: np.ndarray, hot: bool = False) -> PlayerView:
         last_played=tuple(one_hot(r) for r in seg["last_played"]),
         last_taken_by=tuple(one_hot(r) for r in seg["last_taken_by"]),
         last_drawn=ints(seg["last_drawn"]),
+        last_claimed=tuple(one_hot(r) for r in seg["last_claimed"]),
         known_cards=tuple(ints(r) for r in seg["known_cards"]),
         stock_known=tuple(r for r in stock_rows if r is not None),
         shown_hands=None if not shown.any() else tuple(ints(r) for r in shown),
+        callers=tuple(bool(c) for c in seg["callers"]),
+        first_place=tuple(bool(c) for c in seg["first_place"]),
         scores=ints(seg["scores"]) if hot else None,
         dealer=one_hot(seg["dealer"]) if hot else None,
         deal=int(seg["deal"][0]) if hot else None,
@@ -271,20 +321,71 @@ def render_view(v: PlayerView, action_names: list[str] | None = None) -> str:
         if v.played[i] is not None:
             parts.append(f"played {RANK_NAMES[v.played[i]]}")
         lines.append("  " + ", ".join(parts))
-    last = []
-    for i in range(n):
-        if v.last_played[i] is not None:
-            fate = "returned" if v.last_taken_by[i] is None else f"taken by {seat_name(v.last_taken_by[i])}"
-            last.append(f"{seat_name(i)} played {RANK_NAMES[v.last_played[i]]} ({fate})")
-    if last or any(v.last_drawn):
-        drew = ", ".join(f"{seat_name(i)} drew {v.last_drawn[i]}" for i in range(n) if v.last_drawn[i])
-        lines.append("last round: " + "; ".join(last + ([drew] if drew else [])))
+    lines.extend(_last_round_lines(v))
     known = " ".join(RANK_NAMES[r] for r in v.stock_known)
     lines.append(f"stock: {v.stock_size} cards" + (f", seen bottom (top to bottom): {known}" if known else ""))
     if v.hot and any(v.last_deal_points):
         lines.append("last deal points: " + ", ".join(f"{seat_name(i)} {p}" for i, p in enumerate(v.last_deal_points)))
+    if v.hot and any(v.callers):
+        lines.append(f"last deal: {_seats_text(v.callers)} called Hot")
+    elif v.hot and v.deal:
+        lines.append("last deal: void (nobody called Hot)")
     if v.shown_hands is not None:
         lines.append("hands laid down" + (" at the last scored deal:" if v.hot else ":"))
         for i in range(n):
             lines.append(f"  {seat_name(i)}: {_ranks_text(v.shown_hands[i])}")
+    if v.phase == "over":
+        lines.append(_result_line(v))
     return "\n".join(lines)
+
+
+def _seats_text(flags) -> str:
+    return ", ".join(seat_name(i) for i, f in enumerate(flags) if f)
+
+
+def _result_line(v: PlayerView) -> str:
+    """Who won, at the end."""
+    if all(v.first_place):
+        return "game over: a draw, everyone shares first place" + (
+            "" if (any(v.callers) or v.hot) else " (round limit, nobody completed)")
+    first = _seats_text(v.first_place)
+    one = sum(v.first_place) == 1
+    wins = ("win" if v.first_place[0] else "wins") if one else "share the win"
+    if v.hot:
+        return f"game over: {first} {wins} on points"
+    if any(v.callers):
+        return f"game over: {_seats_text(v.callers)} completed the set; {first} {wins}"
+    return f"game over at the round limit, nobody completed: {first} {wins} with most ranks"
+
+
+def _last_round_lines(v: PlayerView) -> list[str]:
+    """Every revealed commitment of the last round and its outcome: what each seat played and
+    where that card went, whose card each seat claimed, who won each contest and what the
+    losers got instead."""
+    n = v.num_players
+    if not (any(r is not None for r in v.last_played) or any(c is not None for c in v.last_claimed)
+            or any(v.last_drawn)):
+        return []
+    out = ["last round (every choice revealed):"]
+    for i in range(n):
+        d = v.last_played[i]
+        if d is None:
+            part = "played nothing"
+        else:
+            t = v.last_taken_by[i]
+            part = f"played {RANK_NAMES[d]} " + ("(returned to the stock bottom)" if t is None else f"(taken by {seat_name(t)})")
+        c = v.last_claimed[i]
+        drew = v.last_drawn[i]
+        if c is None:
+            part += f"; drew two: got {drew}"
+        else:
+            whose = "your" if c == 0 else f"{seat_name(c)}'s"
+            card = RANK_NAMES[v.last_played[c]] if v.last_played[c] is not None else "?"
+            winner = v.last_taken_by[c]
+            if winner == i:
+                part += f"; claimed {whose} {card} and got it" + (f", drew {drew}" if v.hot else "")
+            else:
+                part += f"; claimed {whose} {card}, lost the contest to {seat_name(winner)}" + (
+                    f", drew {drew} instead" if drew else ", got nothing instead")
+        out.append(f"  {seat_name(i)}: {part}")
+    return out

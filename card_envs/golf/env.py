@@ -44,6 +44,17 @@ for N = 2 with the defaults of one round):
 
 `card_envs.golf.view.Codec(rules).decode(vector)` returns the `PlayerView` the vector encodes.
 
+What a card-counting player knows is all in the observation (see `card_envs/golf/view.py` for
+why it is sufficient): `discard_counts` counts the whole discard pile (every discard was face
+up). When the stock runs out, the discards under the top card are shuffled into a new stock:
+`stock_known` turns on and `stock_counts` gives that stock's composition by rank, decremented
+as its cards are drawn and placed; while another player holds a card drawn from it, that card is
+still counted (it is one of them), while the drawer's own observation counts the exact rest.
+`last_round_grid` shows every seat's layout as turned up and scored at the end of the previous
+round. The rendering shows the discard pile's ranks, a rebuilt stock's known cards, the face-up
+value of each layout (a column of two face-up cards scores as in §4: a pair is 0) and the
+previous round's revealed layouts.
+
 ## Rewards
 
 `reward_mode="rank"` (default): at the end, places are worth +1 (lowest total) down to -1 in
@@ -75,6 +86,12 @@ from the dealer's left; the next card starts the discard pile; the rest is the s
 ## Version history
 
 - v0: first release.
+- v0 (issue 13): new observation segments `stock_known` (1), `stock_counts` (13) and
+  `last_round_grid` (N·6·13): a rebuilt stock's public composition is kept, and the layouts
+  revealed at a round's end are shown. Rendering: the discard pile's ranks, the rebuilt stock,
+  face-up value counting pairs as 0, an empty discard pile (no longer `##`), the revealed
+  layouts, and who won at the end. `rules.reveals`, `PROCESS_CONFIGS` and `RARE_BRANCHES` for
+  the process test.
 """
 
 from __future__ import annotations
@@ -104,5 +121,44 @@ CONFORMANCE_CONFIGS = [
     {"num_players": 3, "num_rounds": 2, "flip_after_discard": "may", "reward_mode": "score"},
     {"num_players": 12, "num_rounds": 1, "flip_after_discard": "must", "initial_flips": 0, "final_turns": False},
 ]
+#: the process-property test (tests/conformance/test_information_process.py) runs these: the
+#: conformance configurations with a fixed number of rounds, multi-round play cut by
+#: ``max_rounds`` (a target of 200 cannot be reached in 3 rounds of at most 60), and 8 players on
+#: one deck, whose 3-card stock is rebuilt often. Playing to ``target_score`` is left out on
+#: purpose: whether the game ends after a round then depends on the cards that round's end
+#: turns up, so two worlds differing in face-down cards rightly differ in "who acts next"
+#: after that revealing step (the whole table sees the revealed layouts and totals).
+#: (The 12-player conformance configuration is checked with its options at 5 players: the
+#: property costs O(N²) per step.)
+PROCESS_CONFIGS = [c for c in CONFORMANCE_CONFIGS if "num_rounds" in c and c["num_players"] <= 8] + [
+    {"num_players": 5, "num_rounds": 1, "flip_after_discard": "must", "initial_flips": 0, "final_turns": False},
+    {"num_players": 2, "target_score": 200, "max_rounds": 3},
+    {"num_players": 2, "target_score": 60},  # to a target: a round's revealed cards decide the end
+    {"num_players": 8, "num_decks": 1, "num_rounds": 1, "flip_after_discard": "may"},
+]
+
+
+def _rebuilt(before, action, after) -> bool:
+    """The step ended a turn on an empty stock, and the next turn rebuilt it from the discards."""
+    return not before.stock and bool(after.stock) and after.round == before.round
+
+
+def _drawn_from_known_stock(before, action, after) -> bool:
+    """A card drawn from a rebuilt (publicly known) stock is placed or discarded."""
+    return before.phase == 2 and before.stock_known and not before.pending_from_discard
+
+
+def _round_end_reveal(before, action, after) -> bool:
+    """A round ends while some card is still face down (everything is turned up and scored)."""
+    return after.round != before.round and any(not all(up) for up in before.face_up)
+
+
+#: events the process property must be checked at (predicate(before, action, after))
+RARE_BRANCHES = {
+    "stock rebuild": _rebuilt,
+    "card from a rebuilt stock placed": _drawn_from_known_stock,
+    "round end reveals face-down cards": _round_end_reveal,
+}
+
 #: the configuration of the issue's speed target
 BENCHMARK_CONFIG = {"num_players": 2, "num_rounds": 1}

@@ -111,8 +111,12 @@ class GolfState:
     __slots__ = (
         "grid", "face_up", "closed", "stock", "discard", "pending", "pending_from_discard",
         "phase", "current_player", "flips_left", "dealer", "trigger", "turns", "round",
-        "totals", "last_round", "terminated", "truncated", "rng",
+        "totals", "last_round", "terminated", "truncated", "rng", "stock_known", "last_layouts",
     )
+    # Public bookkeeping: ``stock_known`` is True once the stock has been rebuilt from the discard
+    # pile this round (every card of it was seen face up, so its composition is public; the cards
+    # still in it are exactly ``stock``). ``last_layouts`` holds every seat's six cards as revealed
+    # at the end of the previous round (None before the first round ends).
 
     def copy(self) -> "GolfState":
         return copy.deepcopy(self)
@@ -158,6 +162,7 @@ class GolfRules:
         s.dealer = int(rng.integers(n)) if cfg.dealer == "random" else cfg.dealer
         s.totals = [0] * n
         s.last_round = [0] * n
+        s.last_layouts = None
         s.round = 0
         s.terminated = s.truncated = False
         self._deal(s, deck)
@@ -177,6 +182,7 @@ class GolfRules:
                 i += 1
         s.stock = list(reversed(order[i:]))  # end of list = top of the stock
         s.discard = []
+        s.stock_known = False
         if self.config.turn_up_discard:
             s.discard.append(s.stock.pop())
         s.face_up = [[False] * NUM_SLOTS for _ in range(n)]
@@ -276,6 +282,7 @@ class GolfRules:
             rest = s.discard
             s.stock = [rest[i] for i in s.rng.permutation(len(rest))]
             s.discard = [top]
+            s.stock_known = True  # every rebuilt card was seen face up: the composition is public
 
     def _end_turn(self, s: GolfState, p: int) -> list[float] | None:
         """END_CHECK: the first player with six face-up cards triggers the final turns."""
@@ -301,6 +308,7 @@ class GolfRules:
             s.face_up[p] = [True] * NUM_SLOTS
         scores = [grid_score(g) for g in s.grid]
         s.last_round = scores
+        s.last_layouts = [list(g) for g in s.grid]
         for p in range(n):
             s.totals[p] += scores[p]
         s.round += 1
@@ -365,20 +373,85 @@ class GolfRules:
     def hidden_places(self, s: GolfState, seat: int) -> list[tuple[str, int, int]]:
         """Where the cards ``seat`` cannot see lie: every face-down slot (its own too), the
         stock, and a card another player drew from the stock and has not placed yet."""
-        places = [("grid", p, i) for p in range(self.num_players) for i in range(NUM_SLOTS) if not s.face_up[p][i]]
-        places += [("stock", 0, i) for i in range(len(s.stock))]
+        return [pl for group in self.hidden_groups(s, seat) for pl in group]
+
+    def hidden_groups(self, s: GolfState, seat: int) -> list[list[tuple[str, int, int]]]:
+        """The hidden places of ``seat`` split into groups whose cards may be exchanged with
+        each other and nothing else. Before a rebuild the stock, the face-down slots and another
+        player's card drawn from the stock are one pool (a uniformly dealt remainder). Once the
+        stock has been rebuilt from the discard pile its composition is public: the stock and a
+        card drawn from it (hidden from ``seat``) form one group, the face-down slots another."""
+        grid = [("grid", p, i) for p in range(self.num_players) for i in range(NUM_SLOTS) if not s.face_up[p][i]]
+        stock = [("stock", 0, i) for i in range(len(s.stock))]
         if s.pending is not None and not s.pending_from_discard and s.current_player != seat:
-            places.append(("pending", 0, 0))
-        return places
+            stock.append(("pending", 0, 0))
+        if s.stock_known:
+            return [grid, stock]
+        return [grid + stock]
 
     def resample_hidden(self, s: GolfState, seat: int, rng: np.random.Generator) -> GolfState:
-        """A copy of ``s`` with every card hidden from ``seat`` reshuffled among the hidden places."""
+        """A copy of ``s`` with every card hidden from ``seat`` reshuffled among the hidden places
+        it could lie in (``hidden_groups``): a rebuilt stock keeps its public composition."""
         t = s.copy()
-        places = self.hidden_places(t, seat)
-        pool = [self._get(t, pl) for pl in places]
-        for pl, i in zip(places, rng.permutation(len(pool))):
-            self._set(t, pl, pool[i])
+        for places in self.hidden_groups(t, seat):
+            pool = [self._get(t, pl) for pl in places]
+            for pl, i in zip(places, rng.permutation(len(pool))):
+                self._set(t, pl, pool[i])
         return t
+
+    def reveals(self, s: GolfState, action: int, seat: int) -> bool:
+        """Whether applying ``action`` in ``s`` turns up to ``seat`` a card it could not see:
+
+        - a flip (setup or after a discard) turns up a face-down card;
+        - DRAW_STOCK shows the drawn card to the drawer (only to the drawer);
+        - PLACE turns up the card another player drew from the stock (placed or discarded), and
+          REPLACE of a face-down slot turns up the old card onto the discard pile;
+        - a step that ends the round while some slot is still face down turns every card up.
+
+        Taking the discard, replacing a face-up slot with it, NO_FLIP and a stock rebuild reveal
+        nothing (the rebuilt cards were all seen face up; only their order is new, and hidden).
+        Nor does the next round's deal, whose turned-up discard comes from a fresh shuffle of the
+        whole deck: it does not depend on any card hidden now (it is the same in every world).
+        """
+        p = s.current_player
+        if s.phase in (FLIP, FLIP_STEP) and action < NUM_SLOTS:
+            return True
+        if s.phase == DRAW:
+            return action == DRAW_STOCK and seat == p
+        if s.phase == PLACE:
+            if not s.pending_from_discard and seat != p:
+                return True
+            if action < NUM_SLOTS and not s.face_up[p][action]:
+                return True
+        if s.phase not in (PLACE, FLIP_STEP):
+            return False
+        return self._ends_round_with_face_down(s, action)
+
+    def _ends_round_with_face_down(self, s: GolfState, action: int) -> bool:
+        """Does the (non-revealing) PLACE or FLIP_STEP ``action`` end the round while some card
+        is still face down? Mirrors ``apply`` and ``_end_turn`` without changing ``s``."""
+        cfg = self.config
+        p = s.current_player
+        up = list(s.face_up[p])
+        if s.phase == PLACE:
+            if action == DISCARD_DRAWN and cfg.flip_after_discard != "never" and not all(up):
+                return False  # the turn goes on to the optional flip
+            if action < NUM_SLOTS:
+                up[action] = True
+        elif action < NUM_SLOTS:
+            up[action] = True
+        trigger = s.trigger
+        ends = False
+        if trigger is None and all(up):
+            trigger = p
+            ends = not cfg.final_turns
+        if s.turns + 1 >= cfg.max_turns_per_round:
+            ends = True
+        if trigger is not None and (p + 1) % self.num_players == trigger:
+            ends = True
+        if not ends:
+            return False
+        return not all(up) or any(not all(s.face_up[q]) for q in range(self.num_players) if q != p)
 
     @staticmethod
     def _get(s: GolfState, place: tuple[str, int, int]) -> int:

@@ -6,6 +6,25 @@ was face up), the stock's size, the pending card when it drew it from the stock 
 it came from the discard pile (public), and the totals, dealer, trigger and turn counters.
 Nobody sees a face-down card, its owner included.
 
+A rebuilt stock is not forgotten: when the stock runs out, the discards under the top card
+(each seen face up) become the new stock, so from then until the next deal its composition is
+public. ``stock_counts`` keeps it, decremented as its cards are drawn and placed; while another
+player holds a card drawn from it, that card is still counted there (the seat knows only that it
+is one of them), whereas the drawer, who sees its card, gets the exact remaining stock. The
+layouts revealed at a round's end are kept in ``last_grids`` (they are turned up for everyone).
+
+Why the encoded summary is sufficient (Markov) for the player: every card that has ever been
+face up in a round is either still visible (a grid slot, the discard top, a card taken from the
+discard pile) or counted (the discard pile by rank, a rebuilt stock by rank); the only private
+sighting is the drawer's own card in hand, which is encoded for it and becomes public when
+placed. Everything else is exchangeable: before a rebuild the stock, the face-down slots and a
+card another player drew form one uniformly dealt pool (the deck minus every card counted or
+visible); after a rebuild the stock (and a card drawn from it) is a known multiset in unknown
+order and the face-down slots hold exactly the rest of the deck. The order of the discard pile
+under its top is the one thing not encoded, and it cannot matter: a card taken from the pile is
+always replaced by a new discard on top, so nothing under the top is ever taken again, and a
+rebuild shuffles the pile. Suits never matter in Golf, so ranks lose nothing.
+
 Seats are relative: index 0 is the observer, then the others clockwise, so one policy fits
 any seat. Suits do not matter in Golf, so cards are encoded by rank (A23456789TJQK).
 """
@@ -41,6 +60,11 @@ class PlayerView:
     ``grids[k][i]`` is the rank index (A=0 .. K=12) of slot i of seat k, or None if face down.
     ``pending`` is the rank of the card the player to act holds, if this player may know it;
     ``pending_source`` is None, "stock" or "discard" (public either way).
+    ``stock_known`` is True once the stock has been rebuilt from the discard pile this round;
+    ``stock_counts[r]`` is then the number of rank-r cards known to be in the stock, counting a
+    card another player drew from it and has not placed yet (all zeros while ``stock_known`` is
+    False). ``last_grids[k]`` is seat k's layout (six ranks) as revealed at the end of the
+    previous round, or None before the first round ends.
     """
 
     num_players: int
@@ -59,6 +83,9 @@ class PlayerView:
     last_round: list[int]
     turns: int
     round: int
+    stock_known: bool = False
+    stock_counts: list[int] | None = None
+    last_grids: list[list[int]] | None = None
 
 
 def view(s: GolfState, seat: int) -> PlayerView:
@@ -77,6 +104,13 @@ def view(s: GolfState, seat: int) -> PlayerView:
     else:
         source = "discard" if s.pending_from_discard else "stock"
         pending = s.pending % 13 if (s.pending_from_discard or s.current_player == seat) else None
+    stock_counts = [0] * 13
+    if s.stock_known:
+        for c in s.stock:
+            stock_counts[RANK_OF[c]] += 1
+        if s.pending is not None and not s.pending_from_discard and s.current_player != seat:
+            stock_counts[RANK_OF[s.pending]] += 1  # one of the known stock cards, unseen by seat
+    last = s.last_layouts
     rel = lambda p: (p - seat) % n  # noqa: E731
     return PlayerView(
         num_players=n,
@@ -95,6 +129,9 @@ def view(s: GolfState, seat: int) -> PlayerView:
         last_round=[s.last_round[p] for p in order],
         turns=s.turns,
         round=s.round,
+        stock_known=bool(s.stock_known),
+        stock_counts=stock_counts,
+        last_grids=None if last is None else [[c % 13 for c in last[p]] for p in order],
     )
 
 
@@ -113,12 +150,25 @@ def layout_for(num_players: int, num_decks: int, max_turns: int, round_limit: in
             ("discard_top", 13, "one-hot rank of the top discard"),
             ("discard_counts", 13, f"cards of each rank in the discard pile, divided by {copies}"),
             ("stock_size", 1, f"cards in the stock, divided by {52 * num_decks}"),
+            ("stock_known", 1, "1 once the stock has been rebuilt from the discard pile this round (its composition is public)"),
+            (
+                "stock_counts",
+                13,
+                f"after a rebuild, cards of each rank known to be in the stock, divided by {copies}; a card another "
+                "player drew from it and has not placed yet is still counted (the drawer's own card is not); zeros before",
+            ),
             ("phase", NUM_PHASES, "one-hot phase: flip, draw, place, flip_step, over"),
             ("to_act", n, "one-hot relative seat of the player to act"),
             ("dealer", n, "one-hot relative seat of the dealer"),
             ("trigger", n, "one-hot relative seat of the player who turned all six face up"),
             ("totals", n, f"cumulative scores by relative seat, divided by {TOTAL_SCALE:g}", total_high),
             ("last_round", n, "each seat's score in the previous round, divided by 60"),
+            (
+                "last_round_grid",
+                (n, NUM_SLOTS, 13),
+                "one-hot rank of each slot of every seat's layout as revealed at the end of the previous round "
+                "(zeros before the first round ends)",
+            ),
             ("turns", 1, f"turns played this round, divided by max_turns_per_round ({max_turns})"),
             ("round", 1, f"rounds played, divided by {round_limit}"),
         ]
@@ -172,7 +222,20 @@ class Codec:
         ones.append(o["dealer"] + v.dealer)
         if v.trigger is not None:
             ones.append(o["trigger"] + v.trigger)
+        if v.stock_known:
+            ones.append(o["stock_known"])
+        if v.last_grids is not None:
+            lg = o["last_round_grid"]
+            for k in range(n):
+                row = v.last_grids[k]
+                base = k * NUM_SLOTS
+                for i in range(NUM_SLOTS):
+                    ones.append(lg + (base + i) * 13 + row[i])
         x[ones] = 1.0
+        if v.stock_counts is not None:
+            sc = o["stock_counts"]
+            x[sc : sc + 13] = v.stock_counts
+            x[sc : sc + 13] /= self.copies
         dc = o["discard_counts"]
         x[dc : dc + 13] = v.discard_counts
         x[dc : dc + 13] /= self.copies
@@ -201,6 +264,8 @@ class Codec:
             for k in range(n)
         ]
         src = one_hot(seg["pending_source"])
+        lg = seg["last_round_grid"]
+        last_grids = [[one_hot(lg[k, i]) for i in range(NUM_SLOTS)] for k in range(n)] if lg.any() else None
         return PlayerView(
             num_players=n,
             grids=grids,
@@ -218,6 +283,9 @@ class Codec:
             last_round=[int(round(float(t) * 60)) for t in seg["last_round"]],
             turns=int(round(float(seg["turns"][0]) * self.max_turns)),
             round=int(round(float(seg["round"][0]) * self.round_limit)),
+            stock_known=bool(seg["stock_known"][0]),
+            stock_counts=[int(round(float(c) * self.copies)) for c in seg["stock_counts"]],
+            last_grids=last_grids,
         )
 
 
@@ -225,30 +293,78 @@ def _rank_text(r: int | None) -> str:
     return " ##" if r is None else RANKS[r].replace("T", "10").rjust(3)
 
 
+def _counts_text(counts: list[int]) -> str:
+    """Rank counts as ``A 3x2 K`` (rank order), or ``none``."""
+    parts = [RANKS[r].replace("T", "10") + (f"x{k}" if k > 1 else "") for r, k in enumerate(counts) if k > 0]
+    return " ".join(parts) if parts else "none"
+
+
+def face_up_value(grid: list[int | None]) -> int:
+    """What the face-up cards of a layout score now: a column with both cards up scores as in
+    §4 (0 for a pair of equal rank, closed or revealed at the end); a lone face-up card counts
+    its value; face-down cards count nothing."""
+    total = 0
+    for c in range(3):
+        a, b = grid[c], grid[c + 3]
+        if a is not None and b is not None:
+            total += 0 if a == b else RANK_VALUE[a] + RANK_VALUE[b]
+        else:
+            total += sum(RANK_VALUE[r] for r in (a, b) if r is not None)
+    return total
+
+
+def _grid_text(g: list[int | None]) -> str:
+    return " ".join(_rank_text(r).strip() for r in g[:3]) + " / " + " ".join(_rank_text(r).strip() for r in g[3:])
+
+
 def render(v: PlayerView, seat_names: list[str] | None = None) -> str:
     """A text table of one player's view. Face-down cards show as ##; closed columns as [ ]."""
     n = v.num_players
     names = seat_names or ["you"] + [f"+{k}" for k in range(1, n)]
+    discard_count = sum(v.discard_counts)
+    if v.pending_source is None:
+        hand = ""
+    elif v.pending is None and v.pending_source == "stock" and v.stock_known:
+        hand = "in hand: ## (from the stock: one of its known cards)"
+    else:
+        hand = f"in hand: {_rank_text(v.pending).strip()} (from the {v.pending_source})"
+    if v.phase == "over":
+        best = min(v.totals)
+        head = (
+            f"game over after {v.round} round{'s' if v.round != 1 else ''}; lowest total {best}: "
+            + ", ".join(names[k] for k in range(n) if v.totals[k] == best)
+        )
+    else:
+        head = (
+            f"round {v.round + 1}, turn {v.turns + 1}, phase {v.phase}"
+            + ("" if v.to_act is None else f", {names[v.to_act]} to act")
+            + ("" if v.trigger is None else f", final turns (triggered by {names[v.trigger]})")
+        )
     lines = [
-        f"round {v.round + 1}, turn {v.turns + 1}, phase {v.phase}"
-        + ("" if v.to_act is None else f", {names[v.to_act]} to act")
-        + ("" if v.trigger is None else f", final turns (triggered by {names[v.trigger]})"),
-        f"stock {v.stock_size}  discard top {_rank_text(v.discard_top).strip()}  "
-        + (
-            ""
-            if v.pending_source is None
-            else f"in hand: {_rank_text(v.pending).strip()} (from the {v.pending_source})"
-        ),
+        head,
+        f"stock {v.stock_size}  "
+        + (f"discard top {_rank_text(v.discard_top).strip()}  " if v.discard_top is not None else "discard pile empty  ")
+        + hand,
+        f"discard pile ({discard_count}): {_counts_text(v.discard_counts)}",
     ]
+    if v.stock_known:
+        counted = sum(v.stock_counts or [])
+        lines.append(
+            f"stock rebuilt from the discards, known cards ({counted}): {_counts_text(v.stock_counts or [0] * 13)}"
+            + (" (one of them in hand)" if counted == v.stock_size + 1 else "")
+        )
     for k in range(n):
         g = v.grids[k]
         marks = ["[" if v.closed[k][c] else " " for c in range(3)]
         top = " ".join(marks[c] + _rank_text(g[c]) for c in range(3))
         bottom = " ".join(marks[c] + _rank_text(g[c + 3]) for c in range(3))
-        visible = sum(RANK_VALUE[r] for r in g if r is not None)
         tag = "D" if k == v.dealer else " "
         lines.append(f"{names[k]:>5} {tag}: {top}   total {v.totals[k]}, last round {v.last_round[k]}")
-        lines.append(f"{'':>5}    {bottom}   face-up value {visible}")
+        lines.append(f"{'':>5}    {bottom}   face-up value {face_up_value(g)}")
+    if v.last_grids is not None and v.phase != "over":  # at the end the grids above show them
+        lines.append("previous round's layouts, revealed (top / bottom row):")
+        for k in range(n):
+            lines.append(f"{names[k]:>5}: {_grid_text(v.last_grids[k])}  scored {v.last_round[k]}")
     lines.append("(## face down, [ closed column, D dealer)")
     return "\n".join(lines)
 
@@ -271,4 +387,4 @@ def render_state(s: GolfState) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["PlayerView", "view", "Codec", "layout", "render", "render_state", "COLUMN_OF"]
+__all__ = ["PlayerView", "view", "Codec", "layout", "render", "render_state", "face_up_value", "COLUMN_OF"]

@@ -6,7 +6,7 @@
 | Import | `from card_envs import guilders_v0; env = guilders_v0.env()` |
 | Agents | `player_0` … `player_{N-1}`, N = `num_players` (1 or more, no upper limit) |
 | Action space | `Discrete(70)` |
-| Observation | `{"observation": Box(float32, (413 + 7·N,)), "action_mask": Box(int8, (70,))}` |
+| Observation | `{"observation": Box(float32, (553 + 162·C + 8·N,)), "action_mask": Box(int8, (70,))}`, C = most copies of one card (1 with one deck) |
 | Parallel API | no (turns are sequential) |
 | Rules | `shared/rules/guilders.md`; code in `card_envs/guilders/rules.py` |
 
@@ -44,22 +44,34 @@ the fan.
 ## Observation
 
 From the observer's seat: index 0 of every per-seat segment is the observer, then the others in
-turn order. Card identities are encoded once for the whole table, not per player: who holds a
-scored card never matters, so the observation grows by 7 floats per player (score, counts of
-1/5/10/15-point cards, to act, moved last) and a 52-player table observes 777 floats. The
-fixed-size segments come first, so their indices do not depend on N. `unseen` is the deck
-minus every card this player has located, so the next card is `c` with probability
-`unseen[c] / sum(unseen)` (`PlayerView.match_probabilities()` gives each call's chance).
+turn order. Card identities are encoded once for the whole table, not per player: per card
+identity and copy, the relative seat holding it in its score pile (`holder`), its value
+(`scored_value`) and its place in that pile (`scored_place`, which decides what the evil joker
+takes), so who holds which scored card costs 162·C floats for any N, and each seat adds 8 floats
+(score, counts of 1/5/10/15-point cards, misses in the discard pile, to act, moved last): a
+52-player table observes 1,131 floats. The fixed-size segments come first, so their indices do
+not depend on N.
 
-What a player may know (§5): sizes of the fan and discard pile, refans left, every score pile,
-the cards lost to the evil penalty and the jokers set aside (all public), the discards it drew
-itself since the discard pile last went back into the fan (all discards with
-`public_discards`), and the turn just played: the mover, its call, what happened, and the drawn
-card if it was shown to all (a match or a revealed joker) or this player drew it. Another
-player's missed card never reaches the observation unless `public_discards`.
+Every call reaches every player, also those made between two of its turns: a match through the
+score piles, a miss through `miss_calls` (per call, the misses now in the discard pile),
+`own_miss_calls` (this player's among them) and `seat_misses` (who missed). With `unseen` (the
+deck minus every card this player has located) this is a sufficient statistic of the whole public history: a fan is always
+a uniform shuffle of a multiset everyone knows (a refan or a chaotic reshuffle starts afresh), and
+within one fan the posterior over the hidden cards depends only on `unseen` and the calls the
+others' hidden misses failed (`miss_calls - own_miss_calls`; a `suit h` miss is no heart).
+`PlayerView.match_probabilities()` gives each call's exact posterior chance (counted in
+`card_envs/guilders/odds.py`; with no hidden miss it is `unseen[c] / sum(unseen)` per card).
+
+What a player may know (§5): sizes of the fan and discard pile, refans left, every score pile
+card by card, the cards lost to the evil penalty and the jokers set aside (all public), every
+call and whether it missed, the discards it drew itself since the discard pile last went back
+into the fan (all discards with `public_discards`), and the turn just played: the mover, its
+call, what happened, and the drawn card if it was shown to all (a match or a revealed joker) or
+this player drew it. Another player's missed card never reaches the observation unless
+`public_discards`.
 
 Card counts are divided by the most copies one card has (1 with one deck and 2 jokers), sizes by
-the total number of cards, scores and points by 10, turns by `max_turns`. The layout for N
+the total number of cards, scores and points by 10, miss counts by 13, turns by `max_turns`. The layout for N
 players (generated from `card_envs/guilders/view.py`, here for N = 4 and one deck without
 jokers):
 
@@ -93,7 +105,7 @@ competition ranking).
 | `refan_discards` | 0 | times the discard pile becomes a new fan when the fan is empty (-1 = unlimited) |
 | `start_player` | 0 | the first caller: a seat or `"random"` |
 | `reward_mode` | `"rank"` | `"rank"` or `"score"` (forced to `"score"` with one player) |
-| `max_turns` | 20 × total cards | truncation: the game stops after this many turns |
+| `max_turns` | max(20, R + J + 1) × total cards | truncation: the game stops after this many turns. R = `refan_discards`, J = jokers if `chaotic_joker` else 0: every turn draws a fan card, a fan holds at most total cards, and only a refan or a chaotic joker (each joker once) makes a new fan, so a game with finite refans ends by itself within (R + J + 1) × total cards turns and the default never cuts it; only `refan_discards=-1` (endless) can be truncated by the default (at 20 × total cards) |
 
 Stacked decks: `reset(options={"deck": [...]})` makes the list the fan, drawn in list order
 (first card first). Reshuffles (refan, chaotic joker) use the seeded generator.
@@ -101,13 +113,19 @@ Stacked decks: `reset(options={"deck": [...]})` makes the list the fan, drawn in
 ## Version history
 
 - v0: first release.
+- v0 (issue 13): new segments `miss_calls` (70), `own_miss_calls` (70), `holder`, `scored_value`, `scored_place`
+  (54·C each) and `seat_misses` (N): every public call and result between a player's turns and
+  who holds which scored card reach the observation; `match_probabilities` is the exact
+  posterior (it accounts for the calls the others' hidden misses failed); the default
+  `max_turns` grows with `refan_discards` and chaotic jokers so that only endless games can be
+  truncated by it. Observation size 413 + 7·N -> 553 + 162·C + 8·N.
 """
 
 from __future__ import annotations
 
 from card_envs.base import CardGameEnv, env_constructors
 from card_envs.guilders import view as guilders_view
-from card_envs.guilders.rules import GuildersRules
+from card_envs.guilders.rules import JOKER_SCORED, MISSED, PENALTY, REFANNED, RESHUFFLED, GuildersRules
 
 
 class raw_env(CardGameEnv):
@@ -136,6 +154,33 @@ CONFORMANCE_CONFIGS = [
     {"num_players": 3, "chaotic_joker": True},
     {"num_players": 4, "evil_joker": True, "good_joker": True, "chaotic_joker": True, "reward_mode": "score"},
     {"num_players": 2, "num_decks": 2, "public_discards": True, "refan_discards": -1, "max_turns": 300},
+]
+
+def _events(after) -> int:
+    return after.last_events
+
+
+#: events the process property must be checked at (tests/conformance/test_information_process.py)
+RARE_BRANCHES = {
+    "good joker: a called joker scores 15": lambda before, action, after: bool(_events(after) & JOKER_SCORED),
+    "evil joker: the drawer loses a scored card": lambda before, action, after: bool(_events(after) & PENALTY),
+    "chaotic joker: the discards are reshuffled into the fan": lambda before, action, after: bool(_events(after) & RESHUFFLED),
+    "good joker alone: an uncalled joker is a face-down miss": lambda before, action, after: bool(
+        _events(after) & MISSED and after.last_card >= 52 and not after.last_public
+    ),
+    "refan: the discard pile becomes a new fan": lambda before, action, after: bool(_events(after) & REFANNED),
+    "public discards: a miss shown to all": lambda before, action, after: bool(_events(after) & MISSED and after.last_public),
+}
+#: configurations the process property runs, chosen to reach every rare branch
+PROCESS_CONFIGS = [
+    {"num_players": 3},
+    {"num_players": 4, "refan_discards": 1},
+    {"num_players": 3, "good_joker": True, "jokers_per_deck": 12, "refan_discards": 2},
+    {"num_players": 3, "evil_joker": True, "jokers_per_deck": 4},
+    {"num_players": 3, "chaotic_joker": True},
+    {"num_players": 4, "evil_joker": True, "good_joker": True, "chaotic_joker": True, "jokers_per_deck": 6, "reward_mode": "score"},
+    {"num_players": 2, "public_discards": True, "refan_discards": 1, "reward_mode": "score"},
+    {"num_players": 3, "num_decks": 2, "good_joker": True, "refan_discards": 1},
 ]
 #: the configuration of the issue's speed target
 BENCHMARK_CONFIG = {"num_players": 4}

@@ -101,8 +101,29 @@ class GuildersConfig:
         self.start_player = check_seat_or_random("start_player", self.start_player, self.num_players)
         self.reward_mode = check_reward_mode(self.reward_mode)
         if self.max_turns is None:
-            self.max_turns = 20 * self.total_cards
+            self.max_turns = self.default_max_turns
         self.max_turns = check_int("max_turns", self.max_turns, 1)
+
+    @property
+    def turn_bound(self) -> int | None:
+        """The most turns the rules allow, or None when unbounded (``refan_discards = -1``).
+
+        Every turn draws one fan card, and a fan holds at most ``total_cards`` cards. A new fan
+        is made only by a refan (at most ``refan_discards`` of them) or by a chaotic joker (each
+        joker is set aside or scored when drawn, so at most ``num_jokers`` reshuffles). So there
+        are at most ``refan_discards + chaotic reshuffles + 1`` fans and at most that many times
+        ``total_cards`` turns (§6)."""
+        if self.refan_discards < 0:
+            return None
+        reshuffles = self.num_jokers if self.chaotic_joker else 0
+        return (self.refan_discards + reshuffles + 1) * self.total_cards
+
+    @property
+    def default_max_turns(self) -> int:
+        """20 × total cards, raised to :attr:`turn_bound` where the rules allow more: only an
+        endless game (``refan_discards = -1``) can be cut by the default."""
+        bound = self.turn_bound
+        return max(20 * self.total_cards, bound or 0)
 
     @property
     def jokers_on(self) -> bool:
@@ -134,6 +155,7 @@ class GuildersState:
         "config", "deck_counts", "rng", "current_player", "terminated", "truncated", "turn",
         "fan", "discards", "discard_by", "piles", "lost", "set_aside", "refans_left",
         "stats", "scored_counts", "lost_counts", "aside_counts", "discard_counts", "known",
+        "discard_call", "miss_calls",
         "last_mover", "last_call", "last_card", "last_public", "last_events", "last_gain",
         "last_loss", "last_lost_card", "last_place",
     )
@@ -146,10 +168,11 @@ class GuildersState:
         t.fan = list(self.fan)
         t.discards = list(self.discards)
         t.discard_by = list(self.discard_by)
+        t.discard_call = list(self.discard_call)
         t.piles = [list(p) for p in self.piles]
         t.lost = list(self.lost)
         t.set_aside = list(self.set_aside)
-        for name in ("stats", "scored_counts", "lost_counts", "aside_counts", "discard_counts", "known"):
+        for name in ("stats", "scored_counts", "lost_counts", "aside_counts", "discard_counts", "known", "miss_calls"):
             setattr(t, name, getattr(self, name).copy())
         return t
 
@@ -209,6 +232,8 @@ class GuildersRules:
         s.aside_counts = np.zeros(cards.NUM_CARDS, dtype=np.int64)
         s.discard_counts = np.zeros(cards.NUM_CARDS, dtype=np.int64)
         s.known = np.zeros((n, cards.NUM_CARDS), dtype=np.int64)
+        s.discard_call = []
+        s.miss_calls = np.zeros((n, NUM_ACTIONS), dtype=np.int64)
         s.last_mover = s.last_call = s.last_card = s.last_lost_card = -1
         s.last_public = False
         s.last_events = s.last_gain = s.last_loss = 0
@@ -253,7 +278,7 @@ class GuildersRules:
                 self._score(s, p, x, v)
                 gain, events = v, MATCHED
             else:
-                self._discard(s, p, x)
+                self._discard(s, p, x, action)
                 events, public, place = MISSED, cfg.public_discards, ("discards", len(s.discards) - 1)
         else:
             if cfg.good_joker and action == JOKER_CALL:  # step 1: no evil penalty
@@ -270,7 +295,7 @@ class GuildersRules:
                     s.aside_counts[x] += 1
                     events |= SET_ASIDE
                 else:
-                    self._discard(s, p, x)
+                    self._discard(s, p, x, action)
                     events |= MISSED
                     public, place = cfg.public_discards, ("discards", len(s.discards) - 1)
             if cfg.chaotic_joker:  # step 4
@@ -317,16 +342,19 @@ class GuildersRules:
         s.scored_counts[x] += 1
 
     @staticmethod
-    def _discard(s: GuildersState, p: int, x: int) -> None:
+    def _discard(s: GuildersState, p: int, x: int, call: int) -> None:
         s.discards.append(x)
         s.discard_by.append(p)
+        s.discard_call.append(call)
+        s.miss_calls[p, call] += 1
         s.discard_counts[x] += 1
         s.known[p, x] += 1
 
     @staticmethod
     def _clear_discards(s: GuildersState) -> None:
         """The discard pile went into the fan: nobody knows where any of its cards lies now."""
-        s.discards, s.discard_by = [], []
+        s.discards, s.discard_by, s.discard_call = [], [], []
+        s.miss_calls[:] = 0
         s.discard_counts[:] = 0
         s.known[:] = 0
 
@@ -377,23 +405,68 @@ class GuildersRules:
         z["set aside"] = list(s.set_aside)
         return z
 
+    def can_miss(self, call: int, x: int) -> bool:
+        """Whether card ``x`` can lie face down in the discard pile after call ``call`` missed:
+        an ordinary card that does not match the call, or (only with good_joker alone) a joker
+        drawn on an ordinary call. With evil or chaotic on every drawn joker is shown (§3)."""
+        if x < 52:
+            return call == JOKER_CALL or MATCH_POINTS[call * 52 + x] == 0
+        cfg = self.config
+        return cfg.good_joker and not (cfg.evil_joker or cfg.chaotic_joker) and call != JOKER_CALL
+
+    def reveals(self, s: GuildersState, action: int, seat: int) -> bool:
+        """Whether calling ``action`` now shows ``seat`` the drawn card, a card it has not seen:
+        always to the drawer; to everyone on a match (any call type), a scored joker, a joker
+        set aside (evil or chaotic on), or a miss with ``public_discards``. A face-down miss
+        shows the others nothing but "it was a miss" (the same in every world where it misses),
+        and a refan or reshuffle turns up no card."""
+        if s.current_player < 0 or not s.fan:
+            return False
+        if seat == s.current_player:
+            return True
+        cfg = self.config
+        x = s.fan[-1]
+        if x < 52:
+            if action < JOKER_CALL and MATCH_POINTS[action * 52 + x]:
+                return True
+            return cfg.public_discards
+        if (cfg.good_joker and action == JOKER_CALL) or cfg.evil_joker or cfg.chaotic_joker:
+            return True
+        return cfg.public_discards
+
     def resample_hidden(self, s: GuildersState, seat: int, rng: np.random.Generator) -> GuildersState:
-        """A copy of ``s`` in which every card ``seat`` cannot see is reshuffled among the places
-        it cannot see: the whole fan and the discards other players drew (unless
-        ``public_discards``). Score piles, lost and set-aside cards are public; ``seat``'s own
-        discards stay put."""
+        """A copy of ``s`` in which the cards ``seat`` cannot see are rearranged among the places
+        it cannot see (the whole fan, and the discards other players drew unless
+        ``public_discards``), consistently with everything public: a face-down miss keeps its
+        call, so the card there never matches that call (a ``suit h`` miss is no heart; with
+        evil or chaotic on it is no joker). Score piles, lost and set-aside cards are public;
+        ``seat``'s own discards stay put.
+
+        The arrangement is drawn by a Markov chain of swaps from the true one, a swap kept only
+        when both places stay consistent: every world it gives is consistent, and the chain's
+        stationary law is uniform over the consistent worlds it can reach."""
         t = s.copy()
         if self.config.public_discards:
             hidden = []
         else:
             hidden = [i for i, b in enumerate(t.discard_by) if b != seat]
-        pool = t.fan + [t.discards[i] for i in hidden]
-        perm = rng.permutation(len(pool))
-        shuffled = [pool[i] for i in perm]
         m = len(t.fan)
-        t.fan = shuffled[:m]
+        pool = t.fan + [t.discards[i] for i in hidden]
+        calls = [None] * m + [t.discard_call[i] for i in hidden]  # None: a fan place, no constraint
+        if not hidden:  # no constraint: a uniform shuffle
+            pool = [pool[i] for i in rng.permutation(len(pool))]
+        else:  # start from the truth (consistent), then swap
+            size = len(pool)
+            steps = 6 * size + 20
+            for a, b in zip(rng.integers(size, size=steps).tolist(), rng.integers(size, size=steps).tolist()):
+                if a == b or pool[a] == pool[b]:
+                    continue
+                ca, cb = calls[a], calls[b]
+                if (ca is None or self.can_miss(ca, pool[b])) and (cb is None or self.can_miss(cb, pool[a])):
+                    pool[a], pool[b] = pool[b], pool[a]
+        t.fan = pool[:m]
         for k, i in enumerate(hidden):
-            t.discards[i] = shuffled[m + k]
+            t.discards[i] = pool[m + k]
         t.discard_counts = np.bincount(np.array(t.discards, dtype=np.int64), minlength=cards.NUM_CARDS)
         t.known = np.zeros_like(s.known)
         for c, b in zip(t.discards, t.discard_by):

@@ -1,26 +1,43 @@
 """What one Guilders player may know, and its encoding.
 
 ``view(state, seat)`` is the only place hidden information is filtered. A Guilders player sees
-(§5): the fan's size, the discard pile's size and the refans left; every score pile (every
-scored card was shown to all), the cards the evil penalty took out of the game and the jokers
-set aside; the discards it drew itself since the discard pile last went back into the fan (every
-discard with ``public_discards``); and the turn just played: who called what, the drawn card if
-it was shown to all or this player drew it, and what happened. Nobody sees the fan's cards.
+(§5): the fan's size, the discard pile's size and the refans left; every score pile, card by
+card, with each card's value and its place in the pile (every scored card was shown to all),
+the cards the evil penalty took out of the game and the jokers set aside; every call and
+whether it missed (``miss_calls``: per call, the misses now in the discard pile, the same for
+every player; ``own_miss_calls``: those of this player; ``seat_misses``: per seat, its misses
+there); the discards it drew itself since
+the discard pile last went back into the fan (every discard with ``public_discards``); and the
+turn just played: who called what, the drawn card if it was shown to all or this player drew
+it, and what happened. Nobody sees the fan's cards.
 
-**Scaling to many players.** Nothing in the game depends on *which* player holds a scored
-card: a card-counting agent needs only the table-wide multisets, and the ranking needs only each
-seat's score. So card identities are encoded once for the whole table (``scored``, ``lost``,
-``set_aside``, ``known_discards`` and the derived ``unseen``, 54 entries each), and each seat
-gets a short summary (score, counts of 1/5/10/15-point cards — what the evil penalty would take
-— whether it acts next or moved last). The observation is 413 + 7·N floats, not 54·N, and every
-fixed-size segment comes first, so its indices are the same for any number of players.
+**Why this summary is sufficient (Markov).** Everything that happened between two of a
+player's turns is a call and its public result (a match: a shown card in a score pile; a miss:
+a face-down card whose only public trace is the call it failed; a joker: shown; a penalty: a
+shown card leaving a pile) or a card it saw itself. The score piles, lost cards and jokers set
+aside are encoded in full. A fan is always a uniform shuffle of a multiset everybody knows (the
+deck; after a refan or a chaotic reshuffle, every card not scored, lost or set aside), so what
+was said about the cards of an earlier fan no longer matters, and within the current fan the
+posterior over the hidden cards is uniform over the arrangements consistent with the history,
+which by exchangeability depends only on ``unseen`` and the multiset of calls the others'
+face-down misses failed: ``miss_calls - own_miss_calls`` (see ``card_envs/guilders/odds.py``). Which seat missed
+what does not change the chance of any card; ``seat_misses`` keeps who drew them (what each
+opponent has seen). The order of a pile matters only for which card the evil joker takes (the
+most recent of the highest value), so each scored card's place is kept too.
+
+**Scaling to many players.** Card identities are encoded once for the whole table: per card
+identity and copy, the relative seat holding it (``holder``), its value and its place in that
+pile, so who holds which scored card costs 3 x 54 x copies floats for any number of players,
+and each seat adds only a short summary (score, counts of 1/5/10/15-point cards — what the
+evil penalty would take — its misses in the discard pile, whether it acts next or moved last):
+8 floats per seat. Every fixed-size segment comes first, so its indices are the same for any
+number of players.
 
 **Exact odds.** ``unseen`` is the deck minus every card this player has located (scored, lost,
-set aside, or a discard it saw): the fan and the discards it did not see are a uniformly random
-split of it, so the next card drawn is ``c`` with probability ``unseen[c] / unseen.sum()``
-(:meth:`PlayerView.match_probabilities` gives every call's chance). The public calls of earlier
-misses say a little more ("that miss was not a heart"); that follows from the history of
-observations and is not encoded (§5).
+set aside, or a discard it saw). The next card is ``c`` with the posterior chance computed by
+:func:`card_envs.guilders.odds.draw_probabilities` from ``unseen`` and ``miss_calls - own_miss_calls``
+(:meth:`PlayerView.match_probabilities` gives every call's chance). The calls are taken as
+given: what an opponent's choice of call might betray about its own knowledge is not modelled.
 
 Seats are relative: index 0 is the observer, then the others in turn order, so one policy fits
 any seat.
@@ -35,11 +52,14 @@ import numpy as np
 
 from card_envs import cards
 from card_envs.encoding import Layout
+from card_envs.guilders import odds
 from card_envs.guilders.rules import (
     ACTION_NAMES,
     CARD_BASE,
     EVENT_NAMES,
     JOKER_CALL,
+    JOKER_POINTS,
+    NUM_ACTIONS,
     RANK_BASE,
     REWARD_SCALE,
     VALUES,
@@ -51,6 +71,8 @@ NUM_CARDS = cards.NUM_CARDS
 NUM_EVENTS = len(EVENT_NAMES)
 #: scores and points are encoded divided by this (the same scale as score-mode rewards)
 SCORE_SCALE = REWARD_SCALE
+#: miss counts are encoded divided by this (the cards of one suit)
+MISS_SCALE = 13
 
 #: ``EVENTS_OF[bits]``: the event names of a turn's bit flags, in EVENT_NAMES order
 EVENT_INDEX = {name: i for i, name in enumerate(EVENT_NAMES)}
@@ -67,7 +89,11 @@ class PlayerView:
     before the first turn or after the last). ``last_card`` is the card drawn last turn if this
     player may know it, else None. ``last_events`` names what happened (see
     ``rules.EVENT_NAMES``); ``last_gain``/``last_loss`` are the mover's points won and lost, and
-    ``last_lost_card`` the card the evil penalty took.
+    ``last_lost_card`` the card the evil penalty took. ``miss_calls[a]`` counts the misses of
+    call ``a`` in the discard pile (everyone's), ``own_miss_calls[a]`` this player's, and
+    ``seat_misses[k]`` each seat's misses there. ``piles[k]`` is seat k's score pile as
+    ``(card, value)`` in scoring order. ``jokers_can_miss`` (from the configuration: good_joker
+    alone) says whether a face-down miss may be a joker.
     """
 
     num_players: int
@@ -90,6 +116,11 @@ class PlayerView:
     last_gain: int
     last_loss: int
     last_lost_card: int | None
+    miss_calls: np.ndarray  # (70,) the misses in the discard pile, per call (every seat's)
+    own_miss_calls: np.ndarray  # (70,) this player's misses in the discard pile, per call
+    seat_misses: np.ndarray  # (N,) misses in the discard pile, by relative seat
+    piles: tuple  # (N,) of tuples of (card, value), in scoring order, by relative seat
+    jokers_can_miss: bool = False
 
     @property
     def unknown_discards(self) -> int:
@@ -105,9 +136,14 @@ class PlayerView:
         return max(others), sum(1 for s in others if s > me), sum(1 for s in others if s == me)
 
     def draw_probabilities(self) -> np.ndarray:
-        """(54,) the chance that the next card drawn is each card identity, given this view."""
-        total = self.unseen.sum()
-        return self.unseen / total if total else np.zeros(NUM_CARDS)
+        """(54,) the exact chance that the next card drawn is each card identity, given this
+        view: uniform over the arrangements of ``unseen`` in which every face-down miss of
+        the others fails its call (``card_envs.guilders.odds``)."""
+        if self.unknown_discards > 0:  # the others' face-down misses: cards known only to fail their call
+            misses = self.miss_calls - self.own_miss_calls
+        else:  # none, or all shown (public_discards)
+            misses = np.zeros(NUM_ACTIONS, dtype=np.int64)
+        return odds.draw_probabilities(self.unseen, misses, self.jokers_can_miss)
 
     def match_probabilities(self) -> np.ndarray:
         """(70,) the chance that each call (action index) matches the next card drawn."""
@@ -132,6 +168,8 @@ def view(s: GuildersState, seat: int) -> PlayerView:
     stats = np.concatenate((s.stats[seat:], s.stats[:seat])) if seat else s.stats.copy()
     cp, mover = s.current_player, s.last_mover
     seen = mover >= 0 and (s.last_public or mover == seat)
+    per_seat = s.miss_calls.sum(axis=1)
+    piles = tuple(tuple(s.piles[(seat + k) % n]) for k in range(n))
     return PlayerView(
         num_players=n,
         fan_size=len(s.fan),
@@ -153,6 +191,11 @@ def view(s: GuildersState, seat: int) -> PlayerView:
         last_gain=s.last_gain,
         last_loss=s.last_loss,
         last_lost_card=None if s.last_lost_card < 0 else s.last_lost_card,
+        miss_calls=s.miss_calls.sum(axis=0),
+        own_miss_calls=s.miss_calls[seat].copy(),
+        seat_misses=np.concatenate((per_seat[seat:], per_seat[:seat])) if seat else per_seat,
+        piles=piles,
+        jokers_can_miss=cfg.good_joker and not (cfg.evil_joker or cfg.chaotic_joker),
     )
 
 
@@ -178,6 +221,21 @@ def layout_for(num_players: int, total_cards: int, max_copies: int, refans: int,
             ("last_points", 2, f"last turn: the mover's points [gained, lost] / {SCORE_SCALE:g}", 15 / SCORE_SCALE),
             ("last_lost_card", NUM_CARDS, "one-hot: the card the evil penalty took last turn"),
             (
+                "miss_calls",
+                NUM_ACTIONS,
+                f"per call (action index): misses of it now in the discard pile, every player's / {MISS_SCALE}",
+                total_cards / MISS_SCALE,
+            ),
+            (
+                "own_miss_calls",
+                NUM_ACTIONS,
+                f"per call (action index): this player's misses of it now in the discard pile / {MISS_SCALE}",
+                total_cards / MISS_SCALE,
+            ),
+            ("holder", (NUM_CARDS, max_copies), "per card and copy: (relative seat holding it + 1) / N; 0 = not scored"),
+            ("scored_value", (NUM_CARDS, max_copies), f"per card and copy: its value in that score pile / {JOKER_POINTS}"),
+            ("scored_place", (NUM_CARDS, max_copies), f"per card and copy: (its place in that score pile, 0 = first scored, + 1) / {total_cards}"),
+            (
                 "standing",
                 3,
                 f"best opponent score / {SCORE_SCALE:g}; opponents ahead of, tied with this player / (N-1)",
@@ -187,6 +245,7 @@ def layout_for(num_players: int, total_cards: int, max_copies: int, refans: int,
             ("pile_values", (n, len(VALUES)), "per relative seat: cards worth 1, 5, 10, 15 in its score pile", total_cards),
             ("to_act", n, "one-hot relative seat of the player to act"),
             ("last_mover", n, "one-hot relative seat of the player who moved last"),
+            ("seat_misses", n, f"per relative seat: its misses now in the discard pile / {MISS_SCALE}", total_cards / MISS_SCALE),
         ]
     )
 
@@ -216,6 +275,9 @@ class Codec:
         self.o_points, self.o_lost_card, self.o_standing = o["last_points"], o["last_lost_card"], o["standing"]
         self.o_scores, self.o_to_act, self.o_last_mover = o["scores"], o["to_act"], o["last_mover"]
         self._piles = self.layout.slices["pile_values"]
+        self.o_miss_calls, self.o_own_miss_calls, self.o_seat_misses = o["miss_calls"], o["own_miss_calls"], o["seat_misses"]
+        self.o_holder, self.o_value, self.o_place = o["holder"], o["scored_value"], o["scored_place"]
+        self.jokers_can_miss = cfg.good_joker and not (cfg.evil_joker or cfg.chaotic_joker)
         # the per-card count segments lie end to end: one division scales them all
         self._counts = slice(o["known_discards"], o["unseen"] + NUM_CARDS)
         assert self._counts.stop - self._counts.start == 4 * NUM_CARDS + 2
@@ -260,7 +322,48 @@ class Codec:
         k = self.o_scores
         x[k : k + n] = v.scores.astype(np.float32) / np.float32(SCORE_SCALE)
         x[self._piles] = v.pile_values.ravel()
+        k = self.o_miss_calls
+        x[k : k + NUM_ACTIONS] = v.miss_calls.astype(np.float32) / np.float32(MISS_SCALE)
+        k = self.o_own_miss_calls
+        x[k : k + NUM_ACTIONS] = v.own_miss_calls.astype(np.float32) / np.float32(MISS_SCALE)
+        k = self.o_seat_misses
+        x[k : k + n] = v.seat_misses.astype(np.float32) / np.float32(MISS_SCALE)
+        self._encode_piles(v.piles, x)
         return x
+
+    def _encode_piles(self, piles, x: np.ndarray) -> None:
+        """Per card identity and copy: holder, value and place. Copies of one card are listed
+        by (relative seat, place), so equal piles always encode alike."""
+        copies = int(self.copies)
+        entries = [(c, k, i, val) for k, pile in enumerate(piles) for i, (c, val) in enumerate(pile)]
+        if not entries:
+            return
+        if copies > 1:
+            entries.sort()
+        slot = {}
+        idx, hold, value, place = [], [], [], []
+        for c, k, i, val in entries:
+            j = slot.get(c, 0)
+            slot[c] = j + 1
+            idx.append(c * copies + j)
+            hold.append((k + 1) / self.n)
+            value.append(val / JOKER_POINTS)
+            place.append((i + 1) / self.total)
+        idx = np.array(idx)
+        x[self.o_holder + idx] = hold
+        x[self.o_value + idx] = value
+        x[self.o_place + idx] = place
+
+    def _decode_piles(self, seg) -> tuple:
+        copies = int(self.copies)
+        hold = seg["holder"].ravel()
+        value = seg["scored_value"].ravel()
+        place = seg["scored_place"].ravel()
+        piles = [[] for _ in range(self.n)]
+        for i in np.flatnonzero(hold):
+            k = int(round(float(hold[i]) * self.n)) - 1
+            piles[k].append((int(round(float(place[i]) * self.total)) - 1, int(i) // copies, int(round(float(value[i]) * JOKER_POINTS))))
+        return tuple(tuple((c, val) for _, c, val in sorted(p)) for p in piles)
 
     def decode(self, x: np.ndarray) -> PlayerView:
         """The PlayerView an observation vector encodes (encode(decode(x)) == x)."""
@@ -299,6 +402,11 @@ class Codec:
             last_gain=int(round(float(points[0]) * SCORE_SCALE)),
             last_loss=int(round(float(points[1]) * SCORE_SCALE)),
             last_lost_card=one_hot(seg["last_lost_card"]),
+            miss_calls=count(seg["miss_calls"], MISS_SCALE),
+            own_miss_calls=count(seg["own_miss_calls"], MISS_SCALE),
+            seat_misses=count(seg["seat_misses"], MISS_SCALE),
+            piles=self._decode_piles(seg),
+            jokers_can_miss=self.jokers_can_miss,
         )
 
 
@@ -341,7 +449,10 @@ def render(v: PlayerView, seat: int | None = None) -> str:
     lines.append("scores (you first, then in turn order):")
     width = max(len(name) for name in names)
     for k in range(n):
-        lines.append(f"  {names[k]:<{width}} {int(v.scores[k]):>4}   {_pile_text(v.pile_values[k])}")
+        pile = " ".join(f"{cards.to_str(c)}={val}" for c, val in v.piles[k]) if v.piles[k] else ""
+        misses = f"   misses in the discard pile: {int(v.seat_misses[k])}" if v.seat_misses[k] else ""
+        lines.append(f"  {names[k]:<{width}} {int(v.scores[k]):>4}   {_pile_text(v.pile_values[k])}"
+                     + (f": {pile}" if pile else "") + misses)
     lines.append(f"scored cards: {_cards_text(v.scored)}")
     if v.lost.any():
         lines.append(f"lost to the evil joker: {_cards_text(v.lost)}")
@@ -349,6 +460,12 @@ def render(v: PlayerView, seat: int | None = None) -> str:
         aside = np.zeros(NUM_CARDS, dtype=np.int64)
         aside[52:] = v.set_aside
         lines.append(f"jokers set aside: {_cards_text(aside)}")
+    calls = [f"{ACTION_NAMES[a]!r}×{int(v.miss_calls[a])}" for a in np.flatnonzero(v.miss_calls)]
+    if calls:
+        lines.append("misses in the discard pile, by call: " + ", ".join(calls))
+    mine = [f"{ACTION_NAMES[a]!r}×{int(v.own_miss_calls[a])}" for a in np.flatnonzero(v.own_miss_calls)]
+    if mine:
+        lines.append("  of them yours: " + ", ".join(mine))
     lines.append(f"discards you know: {_cards_text(v.known_discards)}")
     lines.append(f"unseen by you: {int(v.unseen.sum())} cards (the fan and the discards you have not seen)")
     return "\n".join(lines)

@@ -18,8 +18,9 @@ card of the led suit wins the trick (an off-suit card never wins) and leads the 
 a shedding contract: the dealer opens with any card, whose rank becomes the anchor; only cards
 of the anchor rank start a suit's row, rows grow one rank up or down (7 and A are the ends), a
 player who can play must, otherwise it passes; playing an Ace (not the opening card) earns a
-bonus: further legal cards one at a time, until STOP, no legal card, or an empty hand. The
-deal ends when the second player goes out. The full game is 24 deals, the deal rotating
+bonus: further legal cards one at a time, until STOP or an empty hand. STOP is legal at every
+bonus step (the only action when no card fits), so the bonus never ends by itself and a STOP
+tells the table nothing about the hand. The deal ends when the second player goes out. The full game is 24 deals, the deal rotating
 clockwise; the lowest total wins.
 
 ## Scoring (points per deal; lower is better)
@@ -41,7 +42,7 @@ A full game's four totals add up to exactly 1000.
 |---|---|---|
 | 0–31 | `play 7c` … `play As` | play the card `8·suit + rank` (suits c d h s = 0..3, ranks 7 8 9 T J Q K A = 0..7) |
 | 32–37 | `choose royalty` … `choose domino` | the dealer's contract: Royalty, Queens, Spades, Parliament, Guillotine, Domino |
-| 38 | `pass` / `stop` | Domino: pass (only with no legal card) / end the Ace bonus (any time in it) |
+| 38 | `pass` / `stop` | Domino: pass (only with no legal card) / end the Ace bonus (any time in it; the only action of a bonus step when no card fits) |
 
 `env.unwrapped.action_to_string(a)` gives these names (38 reads `stop` during a bonus);
 `string_to_action` accepts them in any case, and also a bare card (`"Kh"`, `"10h"`) or contract
@@ -53,14 +54,17 @@ All zeros for every agent not to act. The mask of the agent to act is computed f
 hand and public state only: the dealer's unused contracts; in a trick, the cards of the led
 suit it holds, or its whole hand when it holds none (or leads); in Domino, the cards of its
 hand the layout accepts (its whole hand for the opening card), else `pass` alone; in an Ace
-bonus, the cards the layout accepts and `stop`.
+bonus, the cards the layout accepts and `stop` (always; `stop` alone when nothing fits).
 
 ## Observation
 
 From the observer's seat: index 0 is the observer, then the others clockwise. Card segments
 have one entry per card, index `8·suit + rank` as in the actions. Everything in it is public or
 the observer's own: nothing depends on another player's hand. A Domino pass is public, and so
-is its consequence: the passer holds none of the playable cards (`known_absent`). The layout
+is its consequence: the passer holds none of the playable cards (`known_absent`); a STOP in an
+Ace bonus proves nothing and adds nothing there. `deal` (one-hot, 24 entries) is the current
+deal and `single_deal` says whether the game is one deal (`mode="single"`), so the observation
+tells how much of the game is left. The layout
 (generated from `card_envs/guillotine/view.py`; the same for every configuration):
 
 {layout}
@@ -95,13 +99,19 @@ the seed. With `first_dealer="random"` the dealer is drawn from the seed before 
 ## Version history
 
 - v0: first release.
+- v0 (issue 13): the Domino Ace bonus lasts until STOP or an empty hand (STOP always legal in
+  it; it no longer ends by itself when no card fits, which told the table about a hidden hand),
+  and a STOP records nothing in `known_absent`; new observation segments `deal` (24) and
+  `single_deal` (1), size 635 -> 660; the rendering shows "deal k of n", what each seat laid and
+  its finishing place in Domino (no trick count there), and no longer lists the viewer's own
+  cards under another seat's "known not to hold". Golden transcript regenerated.
 """
 
 from __future__ import annotations
 
 from card_envs.base import CardGameEnv, env_constructors
 from card_envs.guillotine import view as guillotine_view
-from card_envs.guillotine.rules import GuillotineRules
+from card_envs.guillotine.rules import ACE, BONUS, DOMINO_TURN, NUM_CARDS, PASS_STOP, GuillotineRules
 
 
 class raw_env(CardGameEnv):
@@ -128,3 +138,62 @@ CONFORMANCE_CONFIGS = [
 ]
 #: the configuration of the issue's speed target
 BENCHMARK_CONFIG = {"mode": "single"}
+
+
+# ------------------------------------------------------------- process-property checks
+def _actor_hand(before) -> int:
+    return before.hands[before.current_player]
+
+
+def _bonus_entered(before, action, after) -> bool:
+    """A Domino Ace (not the opening card) starts a bonus."""
+    return (before.phase == DOMINO_TURN and before.table != 0 and action < NUM_CARDS
+            and action & 7 == ACE and after.phase == BONUS)
+
+
+def _bonus_entered_with_nothing_playable(before, action, after) -> bool:
+    """The issue's leak: the bonus starts although no card of the hand fits (STOP alone)."""
+    return _bonus_entered(before, action, after) and not after.hands[after.current_player] & after.playable
+
+
+def _bonus_continues(before, action, after) -> bool:
+    """A card laid inside a bonus, and the bonus goes on."""
+    return before.phase == BONUS and action < NUM_CARDS and after.phase == BONUS
+
+
+def _stop_with_nothing_playable(before, action, after) -> bool:
+    """STOP when it is the only legal action of the bonus step."""
+    return before.phase == BONUS and action == PASS_STOP and not _actor_hand(before) & before.playable
+
+
+def _bonus_ended_by_an_empty_hand(before, action, after) -> bool:
+    """The last card of the hand laid inside a bonus: the player is out, the bonus is over."""
+    return before.phase == BONUS and action < NUM_CARDS and _actor_hand(before) == 1 << action
+
+
+def _compulsory_pass(before, action, after) -> bool:
+    """A Domino PASS on a turn with no legal card (it proves the playable cards absent)."""
+    return before.phase == DOMINO_TURN and action == PASS_STOP
+
+
+#: events the process property (tests/conformance/process.py) must check at least once
+RARE_BRANCHES = {
+    "domino ace bonus entered": _bonus_entered,
+    "domino ace bonus entered with nothing playable": _bonus_entered_with_nothing_playable,
+    "domino bonus continues": _bonus_continues,
+    "domino stop with nothing playable": _stop_with_nothing_playable,
+    "domino bonus ended by an empty hand": _bonus_ended_by_an_empty_hand,
+    "domino compulsory pass": _compulsory_pass,
+}
+
+#: configurations of the process property: Domino deals (with and without the bonus, several
+#: dealers) reach the rare branches; the full 24-deal game covers the deal changes
+PROCESS_CONFIGS = [
+    {"mode": "single", "contract": "domino"},
+    {"mode": "single", "contract": "domino", "first_dealer": 1},
+    {"mode": "single", "contract": "domino", "first_dealer": 3, "reward_mode": "score"},
+    {"mode": "single", "contract": "domino", "ace_bonus": False, "first_dealer": 2},
+    {"mode": "single"},
+    {"mode": "single", "contract": "guillotine", "trick_rank_order": "french", "reward_mode": "score"},
+    {"first_dealer": 1, "king_rule": "contract_suit_king", "reward_mode": "score"},
+]

@@ -7,9 +7,9 @@ Guillotine): the dealer leads, players follow suit when able, the highest card o
 wins and leads next, and the taken cards are scored by the §4 table. Domino is a shedding game:
 the dealer opens with any card, whose rank becomes the anchor; rows grow one step up or down
 per suit, only the anchor rank starts a row, a player who can play must, an Ace (not the
-opening card) earns a bonus run of plays ended by STOP; the first player out scores -30, the
-second -10 and the deal ends. A full game is 24 deals, the deal rotating clockwise; the lowest
-total wins.
+opening card) earns a bonus run of plays that lasts until STOP (always legal in it) or an
+empty hand; the first player out scores -30, the second -10 and the deal ends. A full game is
+24 deals, the deal rotating clockwise; the lowest total wins.
 
 Cards are the deck indices ``8·suit + rank`` (suits c d h s = 0..3, ranks 7..A = 0..7), the
 same numbers as the play actions of §8; card sets are 32-bit masks over these indices.
@@ -153,13 +153,15 @@ class GuillotineState:
 
     Per-seat lists are by absolute seat. ``trick[p]`` is the card seat p put on the current
     trick (-1 if none yet). ``absent[p]`` is the set of cards everyone knows p does not hold:
-    a suit p failed to follow, the cards that were playable when p passed in Domino (or when
-    its Ace bonus ended for want of a legal card); it is public, derived from public play only.
+    a suit p failed to follow, the cards that were playable when p passed on a compulsory
+    Domino turn; it is public, derived from public play only (a STOP in an Ace bonus adds
+    nothing: it is legal whether or not a card fits). ``num_deals`` is the episode's length
+    (24, or 1 in single mode), public.
     """
 
     __slots__ = (
         "phase", "current_player", "terminated", "truncated", "rng",
-        "deal", "first_dealer", "dealer", "contract", "used",
+        "deal", "num_deals", "first_dealer", "dealer", "contract", "used",
         "hands", "played", "absent",
         "trick", "trick_size", "leader", "led", "tricks_done", "taken", "tricks_won",
         "first_winner", "last_winner",
@@ -212,6 +214,7 @@ class GuillotineRules:
         s.terminated = s.truncated = False
         s.first_dealer = int(rng.integers(NUM_PLAYERS)) if cfg.first_dealer == "random" else cfg.first_dealer
         s.deal = 0
+        s.num_deals = cfg.num_deals
         s.used = [0] * NUM_PLAYERS
         s.totals = [0] * NUM_PLAYERS
         s.last_deal = [0] * NUM_PLAYERS
@@ -382,9 +385,10 @@ class GuillotineRules:
     def _domino_step(self, s: GuillotineState, a: int) -> list[float] | None:
         p = s.current_player
         if a == PASS_STOP:
-            if s.phase == DOMINO_TURN:  # a pass: public, p holds none of the playable cards
+            if s.phase == DOMINO_TURN:  # a compulsory pass: public, p holds none of the playable cards
                 s.absent[p] |= s.playable
-            s.phase = DOMINO_TURN  # STOP ends the bonus
+            # a STOP ends the bonus and says nothing about p's hand (it is legal either way)
+            s.phase = DOMINO_TURN
             return self._end_domino_turn(s, p)
         bit = 1 << a
         opening = s.table == 0
@@ -405,11 +409,10 @@ class GuillotineRules:
             s.phase = DOMINO_TURN
             return self._end_domino_turn(s, p)
         if s.phase == BONUS or (a & 7 == ACE and not opening and self.config.ace_bonus):
-            if s.hands[p] & s.playable:
-                s.phase = BONUS
-                return None
-            s.absent[p] |= s.playable  # public: the bonus ended (or never began) for want of a card
-            s.phase = DOMINO_TURN
+            # §3b (revised): the bonus lasts until STOP or an empty hand, whether or not a card
+            # still fits: ending it by itself would tell the table that p holds none.
+            s.phase = BONUS
+            return None
         return self._end_domino_turn(s, p)
 
     def _end_domino_turn(self, s: GuillotineState, p: int) -> list[float] | None:
@@ -435,7 +438,7 @@ class GuillotineRules:
         s.last_deal = list(points)
         mean = sum(points) / NUM_PLAYERS
         shaped = [-(x - mean) / 100.0 for x in points]
-        if s.deal + 1 >= self.config.num_deals:
+        if s.deal + 1 >= s.num_deals:
             s.terminated = True
             s.phase = OVER
             s.current_player = -1
@@ -486,6 +489,15 @@ class GuillotineRules:
             + ", 'pass' and 'stop'"
         )
 
+    def reveals(self, s: GuillotineState, action: int, seat: int) -> bool:
+        """Whether applying ``action`` turns up, to ``seat``, a card it could not see: never.
+
+        Every card played is the actor's own and the same in any world where the play is legal;
+        a STOP or a pass shows no card; the hands left when a deal ends are not shown (they
+        score nothing); the next deal comes from the generator, which every world shares, so
+        the new hand ``seat`` picks up is the same in all of them."""
+        return False
+
     # ---------------------------------------------------------------- for tests/search
     def zones(self, s: GuillotineState) -> dict[str, list[int]]:
         """Every card in exactly one place: the hands, the current trick, each player's taken
@@ -500,8 +512,10 @@ class GuillotineRules:
     def resample_hidden(self, s: GuillotineState, seat: int, rng: np.random.Generator) -> GuillotineState:
         """A copy of ``s`` in which every card ``seat`` cannot see (the other three hands) is
         dealt again at random among those hands, keeping their sizes and everything ``seat``
-        knows: no player gets a card it is publicly known not to hold (``absent``), and a
-        player in an Ace bonus keeps at least one playable card."""
+        knows: no player gets a card it is publicly known not to hold (``absent``: the suits it
+        failed to follow, the playable cards of its compulsory passes). Nothing else public
+        constrains a hand: a card played, a STOP or a bonus step taken says nothing about the
+        cards kept, and the generator (the later deals) is shared, not resampled."""
         t = s.copy()
         others = [p for p in range(NUM_PLAYERS) if p != seat]
         pool = cards_of(sum(s.hands[p] for p in others))
@@ -509,13 +523,7 @@ class GuillotineRules:
             return t
         caps = {p: s.hands[p].bit_count() for p in others}
         allowed = {p: ALL_CARDS & ~s.absent[p] for p in others}
-        need = None  # (player, cards of which it must hold at least one)
-        if s.phase == BONUS and s.current_player != seat:
-            need = (s.current_player, s.playable)
-        for attempt in range(200):
-            hands = _constrained_deal(pool, caps, allowed, rng, first=need if attempt >= 100 else None)
-            if need is None or hands[need[0]] & need[1]:
-                break
+        hands = _constrained_deal(pool, caps, allowed, rng)
         for p in others:
             t.hands[p] = hands[p]
         return t
@@ -549,9 +557,9 @@ def _feasible(counts: list[int], room: list[int]) -> bool:
     return True
 
 
-def _constrained_deal(pool, caps, allowed, rng, first=None) -> dict[int, int]:
+def _constrained_deal(pool, caps, allowed, rng) -> dict[int, int]:
     """Deal ``pool`` at random to players with ``caps`` free places, each card only to a
-    player ``allowed`` to hold it. ``first=(p, m)`` gives p a card of m before the rest."""
+    player ``allowed`` to hold it."""
     players = list(caps)
     n = len(players)
     room = [caps[p] for p in players]
@@ -559,7 +567,7 @@ def _constrained_deal(pool, caps, allowed, rng, first=None) -> dict[int, int]:
     everyone = (1 << n) - 1
     kind = {c: sum(1 << k for k, p in enumerate(players) if allowed[p] >> c & 1) for c in pool}
     hands = [0] * n
-    if first is None and all(kind[c] == everyone for c in pool):  # nothing is known: a plain shuffle
+    if all(kind[c] == everyone for c in pool):  # nothing is known: a plain shuffle
         start = 0
         for k in range(n):
             for c in order[start : start + room[k]]:
@@ -580,13 +588,6 @@ def _constrained_deal(pool, caps, allowed, rng, first=None) -> dict[int, int]:
         room[k] += 1
         return False
 
-    if first is not None:
-        p, m = first
-        k = players.index(p)
-        for c in order:
-            if m >> c & 1 and kind[c] >> k & 1 and place(c, k):
-                order.remove(c)
-                break
     for c in order:
         choices = [k for k in range(n) if room[k] > 0 and kind[c] >> k & 1]
         for j in rng.permutation(len(choices)):

@@ -2,13 +2,25 @@
 
 ``view(state, seat)`` is the only place hidden information is filtered. A Guillotine player
 sees its own hand (the dealer sees it before choosing the contract), the sizes of the other
-hands, the dealer, the contract and which contracts each dealer has used, every card played
-this deal and by whom (the current trick with its led suit and leader, the Domino layout and
-its anchor rank), every player's taken cards (tricks are gathered face down, but their cards
-were seen), who won the first trick, the Domino finishing order, what the public play proves a
-player does not hold (a suit it failed to follow; the playable cards when it passed in Domino,
-or when its Ace bonus ended for want of a card), the totals and the last deal's points. It
+hands, the deal number and the game's length, the dealer, the contract and which contracts
+each dealer has used, every card played this deal and by whom (the current trick with its led
+suit and leader, the Domino layout and its anchor rank), every player's taken cards (tricks are
+gathered face down, but their cards were seen), who won the first trick, the Domino finishing
+order, what the public play proves a player does not hold (a suit it failed to follow; the
+playable cards when it passed on a compulsory Domino turn — never anything from a STOP, which
+is legal in a bonus whether or not a card fits), the totals and the last deal's points. It
 never sees a card in another player's hand.
+
+Why this summary is sufficient (Markov) for the player: the future of a deal depends on the
+hands, the cards played (by seat), the current trick, the taken cards, the first trick's winner
+(Guillotine's +5), the layout and anchor, the finishing order and the phase; the game's future
+on the dealers' used contracts, the deal number, the game's length and the totals. All of those
+are encoded except the other hands, and what the public history says about those hands is
+exactly: their sizes, the cards no longer in play, and ``known_absent`` (a void or a compulsory
+pass is the only play that proves anything about the cards kept; hands only shrink within a
+deal, so each such fact stays true until the next deal, when it is cleared). The order of the
+plays adds nothing beyond that. The player's own past hands are its current hand plus the
+cards it played.
 
 Seats are relative: index 0 is the observer, then the others clockwise, so one policy fits
 any seat. Cards are deck indices ``8·suit + rank`` (suits c d h s, ranks 7..A), the play
@@ -28,6 +40,7 @@ from card_envs.guillotine.rules import (
     HAND_SIZE,
     NUM_CARDS,
     NUM_CONTRACTS,
+    NUM_DEALS,
     NUM_PLAYERS,
     PHASE_NAMES,
     RANK_NAMES,
@@ -53,6 +66,7 @@ class PlayerView:
     Domino anchor rank 0..7 = 7..A) are None until they exist. ``used_contracts[k]`` is a 6-bit
     mask over Royalty, Queens, Spades, Parliament, Guillotine, Domino. ``out_order`` lists the
     seats out in Domino, first out first. ``known_absent[k]``: cards seat k is known not to hold.
+    ``deal`` is the current deal, 0-based, of ``num_deals`` (24, or 1 in single mode).
     """
 
     hand: int
@@ -73,6 +87,8 @@ class PlayerView:
     used_contracts: list[int]
     totals: list[int]
     last_deal: list[int]
+    deal: int = 0
+    num_deals: int = NUM_DEALS
 
     @property
     def layout(self) -> int:
@@ -111,6 +127,8 @@ def view(s: GuillotineState, seat: int) -> PlayerView:
         used_contracts=rotate(s.used),
         totals=rotate(s.totals),
         last_deal=rotate(s.last_deal),
+        deal=s.deal,
+        num_deals=s.num_deals,
     )
 
 
@@ -123,7 +141,8 @@ def _layout() -> Layout:
              " (to tricks; in Domino their union is the layout)"),
             ("taken", (N, NUM_CARDS), "the cards in the tricks each relative seat has won this deal"),
             ("known_absent", (N, NUM_CARDS), "cards public play proves each relative seat does not hold"
-             " (a suit it did not follow; the playable cards when it passed in Domino)"),
+             " (a suit it did not follow; the playable cards when it passed on a compulsory Domino turn;"
+             " never from a STOP)"),
             ("led_suit", 4, "one-hot suit led to the current trick (c d h s)"),
             ("trick_leader", N, "one-hot relative seat that leads the current trick"),
             ("first_trick_winner", N, "one-hot relative seat that won this deal's first trick"),
@@ -135,6 +154,8 @@ def _layout() -> Layout:
             ("contract", NUM_CONTRACTS, "one-hot contract of this deal: " + ", ".join(CONTRACT_NAMES)),
             ("used_contracts", (N, NUM_CONTRACTS),
              "contracts each relative seat has chosen as dealer (this one included)"),
+            ("deal", NUM_DEALS, f"one-hot index of the current deal, 0-based (of {NUM_DEALS}, or of 1 in single mode)"),
+            ("single_deal", 1, "1 if the game is one deal (mode='single'), 0 in the 24-deal game"),
             ("hand_sizes", N, f"cards in each relative seat's hand, divided by {HAND_SIZE}"),
             # totals lie in -740..1780 and one deal's points in -80..250 (§4), hence the bounds
             ("totals_plus", N, f"positive part of each relative seat's total, / {SCORE_SCALE:g}", 18.0),
@@ -193,6 +214,9 @@ class Codec:
             flags |= 1 << (f["anchor"] + v.anchor)
         for place, k in enumerate(v.out_order):
             flags |= 1 << (f["out_order"] + 2 * k + place)
+        flags |= 1 << (f["deal"] + v.deal)
+        if v.num_deals == 1:
+            flags |= 1 << f["single_deal"]
         u = f["used_contracts"]
         for k in range(N):
             flags |= v.used_contracts[k] << (u + NUM_CONTRACTS * k)
@@ -258,6 +282,8 @@ class Codec:
             used_contracts=[sum(1 << c for c in range(NUM_CONTRACTS) if row[c]) for row in seg["used_contracts"]],
             totals=signed("totals"),
             last_deal=signed("last_deal"),
+            deal=one_hot(seg["deal"]),
+            num_deals=1 if seg["single_deal"][0] else NUM_DEALS,
         )
 
 
@@ -280,31 +306,46 @@ def render(v: PlayerView, seat_names: list[str] | None = None) -> str:
     names = seat_names or ["you"] + [f"+{k}" for k in range(1, N)]
     contract = "not chosen yet" if v.contract is None else CONTRACT_NAMES[v.contract]
     lines = [
-        f"contract {contract}, dealer {names[v.dealer]}, phase {v.phase}"
+        f"deal {v.deal + 1} of {v.num_deals}, contract {contract}, dealer {names[v.dealer]}, phase {v.phase}"
         + ("" if v.to_act is None else f", {names[v.to_act]} to act"),
         f"your hand: {_cards_text(v.hand)}",
     ]
-    if v.contract == DOMINO:
+    domino = v.contract == DOMINO
+    if domino:
         anchor = "-" if v.anchor is None else RANK_NAMES[v.anchor]
         lines.append(f"layout (anchor {anchor}):")
         lines += _rows_text(v.layout)
         if v.out_order:
             lines.append("out: " + ", ".join(names[k] for k in v.out_order))
+        if v.phase == "bonus":
+            lines.append(f"{names[v.to_act]} in an Ace bonus: may lay any fitting card, or stop")
     elif v.contract is not None:
         led = "-" if v.led_suit is None else SUIT_LETTERS[v.led_suit]
         lead = "" if v.trick_leader is None else f", led by {names[v.trick_leader]}"
         played = "  ".join(f"{names[k]} {card_name(c)}" for k, c in enumerate(v.trick) if c is not None)
         lines.append(f"trick (suit led {led}{lead}): {played or '-'}")
+    gone = _all_played(v)
     for k in range(N):
         used = ",".join(CONTRACT_NAMES[c][:3] for c in range(NUM_CONTRACTS) if v.used_contracts[k] >> c & 1)
         tag = "D" if k == v.dealer else " "
-        first = " (won trick 1)" if v.first_trick_winner == k else ""
-        lines.append(
-            f"{names[k]:>4} {tag}: {v.hand_sizes[k]} cards, total {v.totals[k]}, last deal {v.last_deal[k]}, "
-            f"used [{used}]; taken {v.taken[k].bit_count() // 4} tricks{first}: {_cards_text(v.taken[k])}"
-        )
-        if v.known_absent[k]:
-            lines.append(f"{'':>7} known not to hold: {_cards_text(v.known_absent[k] & ~_all_played(v))}")
+        line = (f"{names[k]:>4} {tag}: {v.hand_sizes[k]} cards, total {v.totals[k]}, "
+                f"last deal {v.last_deal[k]}, used [{used}]")
+        if domino:  # what matters in Domino: the cards laid and the finishing order
+            place = ""
+            if k in v.out_order:
+                place = " (out first)" if v.out_order.index(k) == 0 else " (out second)"
+            line += f"; laid {_cards_text(v.played[k])}{place}"
+        elif v.contract is not None:
+            first = " (won trick 1)" if v.first_trick_winner == k else ""
+            won = v.taken[k].bit_count() // 4
+            line += f"; taken {won} trick{'' if won == 1 else 's'}{first}: {_cards_text(v.taken[k])}"
+        lines.append(line)
+        # what seat k is known not to hold, less the cards already played (and, for the
+        # others, the viewer's own cards, which the viewer knows they cannot hold)
+        absent = v.known_absent[k] & ~gone & (~0 if k == 0 else ~v.hand)
+        if absent:
+            label = "the table knows you hold none of" if k == 0 else "known not to hold"
+            lines.append(f"{'':>7} {label}: {_cards_text(absent)}")
     lines.append("(D dealer)")
     return "\n".join(lines)
 

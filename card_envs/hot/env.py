@@ -4,8 +4,8 @@
 |---|---|
 | Import | `from card_envs import hot_v0` |
 | Agents | `player_0` … `player_{N-1}`, N = `num_players` (2–3, default 2) |
-| Action | `Discrete(16)` |
-| Observation | `{"observation": Box(float32, (710 + 59N + N²,)), "action_mask": Box(int8, (16,))}` (832 for N = 2) |
+| Action | `Discrete(17)`: the spec's 16 actions, then `wait` (16: the Parallel API's no-op) |
+| Observation | `{"observation": Box(float32, (710 + 61N + 2N²,)), "action_mask": Box(int8, (17,))}` (840 for N = 2) |
 | Parallel API | `hot_v0.parallel_env()`: one step per phase (`parallel_raw_env()` raises on illegal actions) |
 | Rules | `shared/rules/hot.md` (the source: Trevor Cuthbertson's variation of Collector) |
 
@@ -25,9 +25,12 @@ with `single_deal`. Suits do not matter.
 **Turn order (AEC).** The lead seat of round t of a deal is `L_t = (dealer + 1 + t) mod N`. Each
 phase asks its players one at a time clockwise from `L_t` (PLAY skips a player whose hand is
 empty). A commitment is seen by nobody else (observations, masks, infos, renderings) until every
-player of the phase has committed. In the parallel API each phase is one `step`. Actions sent for players the phase does not ask
-(their mask is all zeros) are ignored; an illegal action ends the game with -1 for the first
-illegal mover in asking order, exactly as `env()` does.
+player of the phase has committed. In the parallel API each phase is one `step`. A live player
+the phase does not ask (an empty hand, in PLAY) has a mask holding only `wait` (16), a no-op:
+whatever it sends is ignored, so every live agent always has a legal action. An illegal action
+ends the game with -1 for the first illegal mover in asking order, exactly as `env()` does.
+`pickle`, `copy.deepcopy` and cloudpickle of `parallel_env()` and `parallel_raw_env()` keep
+their behaviour and the running game (a copy continues it).
 
 **Actions** (indices fixed by the spec's §8):
 
@@ -36,15 +39,19 @@ illegal mover in asking order, exactly as `env()` does.
 | 0–12 | PLAY | `play A` … `play 10` … `play K` | play one card of that rank |
 | 13 | ACQUIRE | `draw two` | draw two cards from the top of the stock |
 | 14–15 | ACQUIRE | `draw one take 1`, `draw one take 2` | draw one card and take the card played 1–2 seats clockwise (`take k` is accepted too) |
+| 16 | (Parallel API) | `wait` | the no-op of a live player with nothing to do; never legal in the AEC API |
 
 **Action mask.** PLAY(r) iff the player holds rank r. DRAW_TWO always (even from a short stock).
-DRAW_ONE_TAKE(k) iff k < N and the player k seats clockwise played this round. The mask never
-depends on anyone's pending choice; agents not to act get all zeros.
+DRAW_ONE_TAKE(k) iff k < N and the player k seats clockwise played this round. `wait` is never
+legal in the AEC API. The mask never depends on anyone's pending choice; agents not to act get
+all zeros (in the Parallel API: only `wait`).
 
 **Observation** (relative seats: 0 = the observer, then clockwise): Collector's (own hand and own
 commitment, who has committed, hand and stock sizes, this round's revealed cards, last round's
-plays, takes and draw counts, the cards known to be in each hand, the seen bottom of the stock)
-plus the game totals, the dealer, the deal number, the points of the last finished deal and the
+plays, takes and draw counts, every claim of the last round (`last_claimed`: with `last_taken_by`
+and `last_drawn`, who won each contest and what each loser drew instead), the cards known to be in
+each hand, the seen bottom of the stock) plus the callers of the last finished deal (`callers`),
+who shares first place at the end (`first_place`), the game totals, the dealer, the deal number, the points of the last finished deal and the
 hands laid down at the end of the last scored deal. Decode with `card_envs.hot.view.decode`.
 Layout for N = 2:
 
@@ -76,7 +83,11 @@ truncated).
 one card at a time clockwise from the dealer's left; the rest is the stock. Later deals shuffle
 from the seed.
 
-**Version history.** v0: first release.
+**Version history.** v0: first release. v0 (issue 13): the observation gains `last_claimed`
+(every claim of the last round, so a contest loser no longer looks like a player who chose to
+draw), `callers` (the last deal's callers of "Hot") and `first_place` (the winners, at the end);
+the action space gains `wait` (16), the Parallel API's no-op for a live player with nothing to
+do; the rendering shows every revealed choice, each contest's result, the callers and winners.
 """
 
 from __future__ import annotations
@@ -85,6 +96,7 @@ from card_envs.base import env_constructors
 from card_envs.collector import view as view_mod
 from card_envs.collector.env import raw_env as _collector_raw_env
 from card_envs.collector.parallel import parallel_constructor
+from card_envs.collector.engine import OVER, contest_losers_drew, resolves
 from card_envs.hot.rules import HotRules
 
 
@@ -109,6 +121,32 @@ CONFORMANCE_CONFIGS = [
     {"num_players": 3, "reward_mode": "score", "dealer": "random", "target_points": 5},
     {"num_players": 2, "single_deal": True},
     {"num_players": 3, "contest_fallback": "nothing", "target_points": 3},
+    {"num_players": 2, "max_rounds_per_deal": 4, "max_deals": 3},
+]
+def _losers_drew(before, action, after):
+    return contest_losers_drew(before, action, after)
+
+
+def _deal_ends(before, action, after):
+    return resolves(before) and (after.deal != before.deal or after.phase == OVER)
+
+
+#: events the process property must reach and check (tests/conformance/test_information_process.py)
+RARE_BRANCHES = {
+    "contest won, the loser draws a replacement (contest_fallback='draw')":
+        lambda before, action, after: 2 in _losers_drew(before, action, after),
+    "contest won, the loser gets no replacement (contest_fallback='nothing')":
+        lambda before, action, after: 1 in _losers_drew(before, action, after),
+    "a deal scored (callers, hands laid down)": lambda before, action, after: _deal_ends(before, action, after) and bool(after.winners),
+    "a void deal (round limit)": lambda before, action, after: _deal_ends(before, action, after) and not after.winners,
+    "the game ends": lambda before, action, after: after.phase == OVER,
+}
+#: configurations of the process property (each reaches some of the rare branches in 4 games)
+PROCESS_CONFIGS = [
+    {"num_players": 2, "hand_size": 10, "single_deal": True, "max_rounds_per_deal": 30},
+    {"num_players": 3, "reward_mode": "score", "dealer": "random", "hand_size": 10, "target_points": 4,
+     "max_rounds_per_deal": 12, "max_deals": 3},
+    {"num_players": 3, "contest_fallback": "nothing", "hand_size": 10, "max_rounds_per_deal": 12, "max_deals": 2},
     {"num_players": 2, "max_rounds_per_deal": 4, "max_deals": 3},
 ]
 #: the speed target's configuration (the issue sets it for 3-player Collector; Hot runs the same engine)

@@ -17,7 +17,8 @@ from card_envs import options as opt
 from card_envs.collector.engine import MAX_HAND_SIZE, NUM_RANKS, SetRules, SetState
 from card_envs.scoring import competition_ranks
 
-NUM_ACTIONS = 16
+NUM_ACTIONS = 17  # the spec's §8 actions, then WAIT (the parallel API's no-op)
+WAIT = 16
 CONTEST_FALLBACKS = ("draw", "nothing")
 
 
@@ -57,10 +58,12 @@ def deal_points(distinct: list[int], callers: list[int]) -> list[int]:
 
 
 class HotRules(SetRules):
-    """Hot for 2–3 players. Actions: PLAY(r) = r (0..12), DRAW_TWO = 13, DRAW_ONE_TAKE(k) = 13 + k."""
+    """Hot for 2–3 players. Actions: PLAY(r) = r (0..12), DRAW_TWO = 13, DRAW_ONE_TAKE(k) = 13 + k,
+    WAIT = 16 (the parallel API's no-op for a player with nothing to do; never legal in AEC)."""
 
     name = "hot_v0"
     num_actions = NUM_ACTIONS
+    wait_action = WAIT
     take_label = "draw one take"
     hot = True
     take_draws = 1  # a successful taker also draws one card

@@ -254,6 +254,18 @@ def test_domino_bonus_stops_rather_than_release_a_row_only_others_need():
     assert heuristic_move(e, contract="domino") == "stop"
 
 
+def test_domino_bonus_stops_when_nothing_fits():
+    # the revised §3b: the bonus goes on after K♦ although nothing of P1's hand fits; STOP alone
+    from tests.games.test_guillotine import ACE_HANDS
+
+    e = deal(ACE_HANDS, 0, contract="domino")
+    play(e, "Ac", "Ad", "Kd")
+    assert e.game_state.phase == R.BONUS and e.legal_action_names() == ["stop"]
+    assert heuristic_move(e, contract="domino") == "stop"
+    play(e, "stop", "Ah")  # P2's Ace: a bonus step with nothing to lay
+    assert to_act(e) == 2 and heuristic_move(e, contract="domino") == "stop"
+
+
 def test_domino_prefers_a_card_that_frees_its_own_next_card():
     # anchor 8 (P0 opened 8♥): P1 may start clubs (8♣, then its own 9♣ follows) or lay 9♥,
     # which frees 10♥ for others only
@@ -274,6 +286,7 @@ def test_domino_prefers_a_card_that_frees_its_own_next_card():
     [
         ({"mode": "single"}, 300),
         ({"mode": "single", "contract": "domino", "ace_bonus": False}, 50),
+        ({"mode": "single", "contract": "domino"}, 50),
         ({"mode": "single", "trick_rank_order": "french", "king_rule": "contract_suit_king"}, 50),
         ({}, 40),
         pytest.param({}, 300, marks=pytest.mark.slow),

@@ -356,7 +356,7 @@ def test_an_empty_hand_skips_play_may_acquire_and_cannot_be_taken_from():
     env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     env.step(env.string_to_action("play 3"))
     assert env.game_state.phase == ACQUIRE and env.rules.phase_actors(env.game_state) == [1, 2, 0]
-    assert list(env.rules.mask_for(env.game_state, 0)) == [0] * 13 + [1, 1, 1, 0], "P0 may acquire"
+    assert list(env.rules.mask_for(env.game_state, 0)) == [0] * 13 + [1, 1, 1, 0, 0], "P0 may acquire"
     assert env.rules.mask_for(env.game_state, 1)[15] == 0, "P1 cannot take from P0 (1 + 2 = 0): P0 played nothing"
     assert env.rules.mask_for(env.game_state, 2)[14] == 0, "P2 cannot take from P0 (2 + 1 = 0)"
 
@@ -667,8 +667,10 @@ def test_parallel_raw_env_rejects_a_missing_or_illegal_action_and_changes_nothin
     legal_ = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in obs.items()}
     with pytest.raises(ValueError, match=r"illegal for player_0.*play A"):
         par.step(legal_ | {"player_0": 6})
-    with pytest.raises(ValueError, match="not in the action space"):
+    with pytest.raises(ValueError, match=r"action 17 \(wait\) is illegal for player_0"):
         par.step(legal_ | {"player_0": 17})
+    with pytest.raises(ValueError, match="not in the action space"):
+        par.step(legal_ | {"player_0": 18})
     assert par.rules.zones(par.game_state) == before and par.game_state.pending == [-1, -1, -1]
     obs, rew, term, trunc, infos = par.step(legal_)
     assert par.game_state.phase == ACQUIRE and all(o["action_mask"][13] for o in obs.values())
@@ -705,14 +707,49 @@ def test_parallel_env_is_registered_with_pettingzoo():
     assert set(obs) == {"player_0", "player_1", "player_2"}
 
 
-def test_parallel_env_asks_no_action_of_a_player_with_an_empty_hand():
+def test_item_8_a_live_parallel_agent_with_nothing_to_do_has_only_the_wait_no_op():
+    """Issue 13, item 8: a player with an empty hand is not asked in PLAY; in the Parallel API its
+    mask holds only WAIT (17), never all zeros, and whatever it sends is ignored."""
     par = collector_v0.parallel_env(num_players=3, hand_size=1, contest_fallback="nothing", dealer=2)
     obs, _ = par.reset(seed=0, options={"deck": stacked(3, {0: "2c", 1: "3c", 2: "4c"}, "", 2)})
     obs, *_ = par.step({"player_0": 1, "player_1": 2, "player_2": 3})
     obs, *_ = par.step({"player_0": 14, "player_1": 13, "player_2": 15})
-    assert not obs["player_0"]["action_mask"].any() and par.game_state.hands[0] == []
-    obs, *_ = par.step({"player_1": int(np.flatnonzero(obs["player_1"]["action_mask"])[0]), "player_2": 2})
-    assert obs["player_0"]["action_mask"][13] == 1
+    assert par.game_state.hands[0] == [] and par.game_state.phase == PLAY
+    assert np.flatnonzero(obs["player_0"]["action_mask"]).tolist() == [17]
+    assert par.action_to_string(17) == "wait"
+    for idle in (17, 5, None):  # WAIT, anything else, or nothing: ignored
+        p2 = collector_v0.parallel_env(num_players=3, hand_size=1, contest_fallback="nothing", dealer=2)
+        p2.reset(seed=0, options={"deck": stacked(3, {0: "2c", 1: "3c", 2: "4c"}, "", 2)})
+        p2.step({"player_0": 1, "player_1": 2, "player_2": 3})
+        p2.step({"player_0": 14, "player_1": 13, "player_2": 15})
+        before = p2.rules.zones(p2.game_state)
+        o2, *_ = p2.step({"player_0": idle, "player_1": int(np.flatnonzero(obs["player_1"]["action_mask"])[0]),
+                          "player_2": int(np.flatnonzero(obs["player_2"]["action_mask"])[0])})
+        assert p2.game_state.phase == ACQUIRE and p2.game_state.played[0] == -1 and before["hand 0"] == []
+        assert o2["player_0"]["action_mask"][13] == 1 and not o2["player_0"]["action_mask"][17]
+    # the AEC API never offers WAIT
+    env = collector_v0.env(num_players=3, hand_size=1, contest_fallback="nothing", dealer=2)
+    env.reset(seed=0, options={"deck": stacked(3, {0: "2c", 1: "3c", 2: "4c"}, "", 2)})
+    for agent in env.agent_iter(200):
+        obs_, _, term, trunc, _ = env.last()
+        assert not obs_["action_mask"][17]
+        env.step(None if term or trunc else int(np.flatnonzero(obs_["action_mask"])[0]))
+
+
+def test_item_8_every_live_parallel_agent_has_a_legal_action_at_every_step(module=collector_v0, n=4, seed=8, steps=400):
+    """The issue's repro: 4 players, seed 8, ~320 random legal steps met an all-zero mask."""
+    par = module.parallel_env(num_players=n)
+    wait = par.rules.wait_action
+    obs, _ = par.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    idle = 0
+    for _ in range(steps):
+        if not par.agents:
+            obs, _ = par.reset(seed=int(rng.integers(1000)))
+        assert all(obs[a]["action_mask"].any() for a in par.agents)
+        idle += sum(np.flatnonzero(obs[a]["action_mask"]).tolist() == [wait] for a in par.agents)
+        obs, *_ = par.step({a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in par.agents})
+    assert idle > 0, "no idle agent met: the test proves nothing"
 
 
 # ------------------------------------------------------------------------------------ misc
@@ -740,6 +777,172 @@ def test_rules_can_be_used_without_the_environment():
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_the_documented_observation_size_and_layout_table_match_the_code(n):
     env = collector_v0.raw_env(num_players=n)
-    assert env.observation_space("player_0")["observation"].shape == (710 + 56 * n + n * n,)
+    assert env.observation_space("player_0")["observation"].shape == (710 + 58 * n + 2 * n * n,)
     assert env.observation_layout.table().splitlines()[2].startswith("| `phase` | 0–1 |")
     assert collector_v0.__doc__ == collector_v0.raw_env.__doc__ and "| `stock_known` |" in collector_v0.__doc__
+
+
+# ------------------------------------------------------------------- issue 13 (information)
+_CONTEST_HANDS = {1: "As 3c 5d 9h Kd", 3: "2s 4c 6d Th Qd", 0: "2h 4h 6h 8h Jh", 2: "3h 5h 7h 9s Js"}
+_CONTEST_PLAYS = {0: "2", 1: "A", 2: "3", 3: "2"}
+
+
+def _contest_table(p0_choice: str, **options):
+    """4 players, dealer 3 (lead 0): P3 claims P1's ace; P0 either claims it too (and loses:
+    clockwise from P1 the order is P2, P3, P0) or draws two."""
+    env = collector_v0.raw_env(num_players=4, dealer=3, **options)
+    env.reset(seed=0, options={"deck": stacked(4, _CONTEST_HANDS, "", 3)})
+    phase_round(env, _CONTEST_PLAYS, {0: p0_choice, 1: "draw two", 2: "draw two", 3: "take 2"})
+    return env
+
+
+def test_item_4_a_contest_loser_no_longer_looks_like_a_player_who_chose_to_draw():
+    lost, drew = _contest_table("take 1"), _contest_table("draw two")
+    for env in (lost, drew):
+        assert env.game_state.last_taker[1] == 3 and env.game_state.last_drawn[0] == 2
+    assert lost.game_state.hands == drew.game_state.hands, "the same cards everywhere: only the claim differs"
+    for seat, agent in enumerate(lost.possible_agents):
+        assert outputs(lost, agent)[0] != outputs(drew, agent)[0], f"{agent} cannot tell a lost claim from a draw"
+    v = seen(lost, 2)  # from P2: P3 is +1, P0 is +2, P1 is +3
+    assert v.last_claimed == (None, 3, 3, None) and v.last_taken_by[3] == 1 and v.last_drawn[2] == 2
+    assert seen(drew, 2).last_claimed == (None, 3, None, None)
+    text = lost.render_view("player_2")
+    assert "  +2: played 2 (returned to the stock bottom); claimed +3's A, lost the contest to +1, drew 2 instead" in text
+    assert "  +1: played 2 (returned to the stock bottom); claimed +3's A and got it" in text
+    assert "  +3: played A (taken by +1); drew two: got 2" in text
+
+
+def test_item_4_a_loser_with_contest_fallback_nothing_is_shown_getting_nothing():
+    env = _contest_table("take 1", contest_fallback="nothing")
+    assert env.game_state.last_drawn[0] == 0
+    assert "claimed +1's A, lost the contest to +3, got nothing instead" in env.render_view("player_0")
+    assert seen(env, 0).last_claimed[0] == 1
+
+
+def test_item_4_the_claims_stay_public_until_the_next_round_resolves():
+    env = _contest_table("take 1")
+    # during the next PLAY and ACQUIRE, every observer still sees the last round's claims
+    for _ in range(4):
+        assert all(seen(env, p).last_claimed[(0 - p) % 4] == (1 - p) % 4 for p in range(4))
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert env.game_state.phase == ACQUIRE
+    assert all(seen(env, p).last_claimed[(0 - p) % 4] == (1 - p) % 4 for p in range(4))
+
+
+def test_item_4_last_claimed_encodes_and_decodes():
+    env = _contest_table("take 1")
+    for agent in env.possible_agents:
+        x = env.observe(agent)["observation"]
+        assert np.array_equal(encode(decode(x)), x)
+    layout = env.observation_layout
+    assert {"last_claimed", "callers", "first_place"} <= set(layout.by_name)
+    assert "| `last_claimed` |" in collector_v0.__doc__
+
+
+def test_item_7_parallel_envs_survive_pickle_deepcopy_and_cloudpickle_and_continue_the_game():
+    import copy
+    import pickle
+
+    import cloudpickle
+
+    for ctor, checked in ((collector_v0.parallel_env, True), (collector_v0.parallel_raw_env, False)):
+        par = ctor(num_players=3)
+        obs, _ = par.reset(seed=4)
+        rng = np.random.default_rng(0)
+        for _ in range(5):
+            obs, *_ = par.step({a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()})
+        for clone in (pickle.loads(pickle.dumps(par)), copy.deepcopy(par), cloudpickle.loads(cloudpickle.dumps(par))):
+            assert type(clone) is type(par) and clone.checked is checked and clone.aec._checked is checked
+            twin = copy.deepcopy(par)
+            r1, r2 = np.random.default_rng(1), np.random.default_rng(1)
+            o1 = o2 = obs
+            while twin.agents:
+                o1, rw1, *_ = twin.step({a: int(r1.choice(np.flatnonzero(o["action_mask"]))) for a, o in o1.items()})
+                o2, rw2, *_ = clone.step({a: int(r2.choice(np.flatnonzero(o["action_mask"]))) for a, o in o2.items()})
+                assert rw1 == rw2 and all(np.array_equal(o1[a]["observation"], o2[a]["observation"]) for a in o1)
+            assert clone.agents == [] and clone.rules.zones(clone.game_state) == twin.rules.zones(twin.game_state)
+        # and after reset, an illegal action behaves as the original's
+        clone = pickle.loads(pickle.dumps(par))
+        o, _ = clone.reset(seed=0)
+        acts = {a: int(np.flatnonzero(x["action_mask"])[0]) for a, x in o.items()}
+        bad = acts | {"player_0": int(np.flatnonzero(o["player_0"]["action_mask"] == 0)[0])}
+        if checked:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _, rew, term, *_ = clone.step(bad)
+            assert rew["player_0"] == -1.0 and all(term.values())
+        else:
+            with pytest.raises(ValueError, match="illegal"):
+                clone.step(bad)
+
+
+def test_item_9_the_end_says_who_completed_and_who_won():
+    env = _complete_together(1)
+    text = env.render_view("player_1")
+    assert "game over: +2 completed the set; +2 wins" in text, text
+    assert "game over: you completed the set; you win" in env.render_view("player_0")
+    v = seen(env, 1)
+    assert v.callers == (False, False, True) and v.first_place == (False, False, True)
+    env = _complete_together(2)
+    assert "game over: you, +1 completed the set; you, +1 share the win" in env.render_view("player_0")
+
+
+def test_item_9_a_truncated_game_says_it_was_a_draw_or_who_had_most_ranks():
+    for rule, expected in (("draw", "game over: a draw, everyone shares first place (round limit, nobody completed)"),
+                           ("most_ranks", "game over at the round limit, nobody completed: +1 wins with most ranks")):
+        env = collector_v0.raw_env(num_players=2, dealer=1, max_rounds=1, truncation_rule=rule)
+        env.reset(seed=0, options={"deck": stacked(2, {0: "Ac 2c 3c 4c 5c", 1: "Ad Ah As 2d 2h"}, "6c 7c 8c 9c", 1)})
+        phase_round(env, {0: "A", 1: "A"}, {0: "draw two", 1: "draw two"})
+        assert env.game_state.truncated
+        text = env.render_view("player_1")
+        assert expected in text, text
+
+
+def test_reveals_is_exact_about_a_resolution_that_shows_nothing_new():
+    """2 players, the stock's top seen (returned cards only): the resolution turns up nothing."""
+    env = new(2, dealer=1)
+    rules, s = env.rules, env.game_state
+    assert rules.reveals(s, env.string_to_action("play A"), 1) is False, "not the phase's last commitment"
+    env.step(env.string_to_action("play A"))  # P0 commits; P1 closes PLAY
+    s = env.game_state
+    assert rules.reveals(s, int(np.flatnonzero(rules.legal_mask(s))[0]), 0) is False, "2 players: PLAY shows only the actor's card"
+    env.step(int(np.flatnonzero(rules.legal_mask(s))[0]))
+    s = env.game_state
+    env.step(env.string_to_action("take 1"))
+    s = env.game_state  # P1 closes ACQUIRE: P0 took (draws nothing), P1 draws two never-seen cards
+    assert rules.reveals(s, env.string_to_action("draw two"), 0) is False, "P0 draws nothing, sees nothing new"
+    assert rules.reveals(s, env.string_to_action("draw two"), 1)
+
+
+class _LeakyRules(CollectorRules):
+    """A planted leak: when the stock's top card (never seen) is a heart after a round, the lead
+    seat's PLAY turn is skipped, so who acts next depends on a card nobody has seen."""
+
+    def _resolve(self, s):
+        out = super()._resolve(s)
+        if s.phase == PLAY and s.stock and s.stock[0] // 13 == 2 and len(s.order) > 1:
+            s.pos, s.current_player = 1, s.order[1]
+        return out
+
+
+class _LeakyEnv(collector_v0.raw_env):
+    Rules = _LeakyRules
+
+
+def test_the_process_property_catches_a_planted_leak_in_who_acts_next():
+    from tests.conformance.process import check_process
+
+    report = check_process(_LeakyEnv(num_players=3, max_rounds=20), range(3))
+    assert report.violation is not None and "next to act" in report.violation
+
+
+def test_reveals_gives_the_public_outcome_when_a_set_is_completed():
+    hands = {0: "Ac 2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Jd", 1: "Ah 2h 3h 4h 5h 6h 7h 8h 9h Th Jh Js",
+             2: "Ad 2d 3d 4d 5d 6d 7d 8d 9d Td Qd Kd"}
+    env = collector_v0.raw_env(num_players=3, dealer=2, hand_size=12)
+    env.reset(seed=0, options={"deck": stacked(3, hands, "Qc Kc As 2s", 2)})
+    for name in ("play J", "play J", "play 2", "draw two", "draw two"):
+        env.step(env.string_to_action(name))
+    s = env.game_state
+    outcome = env.rules.reveals(s, env.string_to_action("draw two"), 1)
+    assert outcome == ((0,), (13, 13, 13)), "P0 completes: the public outcome, not just True"

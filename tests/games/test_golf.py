@@ -497,3 +497,242 @@ def test_a_four_player_game_plays_to_the_end_with_an_ansi_table_per_turn():
         frames += 1
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert frames > 50
+
+
+# ------------------------------------------------------- issue 13: what a seat may know
+def view_of(env, agent):
+    """The decoded observation; checks that it encodes back to the same vector."""
+    x = env.observe(agent)["observation"]
+    v = env.decode(x)
+    assert np.array_equal(env.encode_view(v), x)
+    return v
+
+
+def counted(v):
+    """Cards a card-counting seat knows the place of, outside the grids and the hand."""
+    return sum(v.discard_counts) + sum(v.stock_counts)
+
+
+def run_the_stock_down(env, turns):
+    for _ in range(turns):
+        do(env, "draw stock", "discard drawn")
+
+
+def test_a_rebuilt_stock_is_not_forgotten():
+    # 2 players, no flips: 39 cards in the stock; 39 turns of draw-and-discard empty it.
+    env = new(2, initial_flips=0)
+    run_the_stock_down(env, 38)
+    before = view_of(env, "player_1")
+    assert before.stock_size == 1 and sum(before.discard_counts) == 39 and not before.stock_known
+    pile = Counter(c % 13 for c in env.game_state.discard)
+    do(env, "draw stock", "discard drawn")  # the last stock card; the next turn rebuilds
+    s = env.game_state
+    assert len(s.stock) == 39 and len(s.discard) == 1
+    rebuilt = Counter(c % 13 for c in s.stock)
+    for agent in env.agents:
+        v = view_of(env, agent)
+        assert v.stock_known
+        assert counted(v) == 40, "the 39 rebuilt cards and the top discard stay counted"
+        assert v.stock_counts == [rebuilt[r] for r in range(13)]
+        assert Counter({r: k for r, k in enumerate(v.stock_counts) if k}) + Counter([v.discard_top]) == pile + Counter(
+            [s.discard[-1] % 13]
+        )
+        text = env.render_view(agent)
+        assert "stock rebuilt from the discards, known cards (39)" in text
+
+
+def test_a_card_drawn_from_a_rebuilt_stock_stays_counted_for_the_others_until_placed():
+    env = new(2, initial_flips=0)
+    run_the_stock_down(env, 39)
+    assert env.agent_selection == "player_1"
+    do(env, "draw stock")
+    s = env.game_state
+    drawn = s.pending % 13
+    drawer, other = view_of(env, "player_1"), view_of(env, "player_0")
+    exact = [sum(1 for c in s.stock if c % 13 == r) for r in range(13)]
+    assert drawer.pending == drawn and drawer.stock_counts == exact, "the drawer knows the exact rest"
+    assert other.pending is None and sum(other.stock_counts) == 39, "the others: it is one of the 39"
+    assert other.stock_counts == [k + (r == drawn) for r, k in enumerate(exact)]
+    assert "one of its known cards" in env.render_view("player_0")
+    do(env, "discard drawn")
+    for agent in env.agents:
+        v = view_of(env, agent)
+        assert v.stock_counts == exact and v.discard_top == drawn and counted(v) == 40
+
+
+def test_resample_hidden_keeps_a_rebuilt_stocks_composition():
+    env = new(2, initial_flips=0)
+    run_the_stock_down(env, 39)
+    do(env, "draw stock")
+    s = env.game_state
+    rules = env.rules
+    stock_pool = Counter(s.stock + [s.pending])
+    face_down = Counter(c for g in s.grid for c in g)
+    changed = 0
+    for k in range(20):
+        t = rules.resample_hidden(s, 0, np.random.default_rng(k))
+        assert Counter(t.stock + [t.pending]) == stock_pool
+        assert Counter(c for g in t.grid for c in g) == face_down
+        changed += t.stock != s.stock or t.grid != s.grid
+        u = rules.resample_hidden(s, 1, np.random.default_rng(k))  # the drawer sees its card
+        assert u.pending == s.pending and Counter(u.stock) == Counter(s.stock)
+    assert changed
+
+
+def test_before_a_rebuild_the_stock_and_the_face_down_cards_are_one_pool():
+    env = new(2, initial_flips=0)
+    s = env.game_state
+    pool = Counter(s.stock + [c for g in s.grid for c in g])
+    t = env.rules.resample_hidden(s, 0, np.random.default_rng(0))
+    assert Counter(t.stock + [c for g in t.grid for c in g]) == pool
+    assert Counter(t.stock) != Counter(s.stock)
+    assert not view_of(env, "player_0").stock_known and view_of(env, "player_0").stock_counts == [0] * 13
+
+
+def test_the_issue_repro_2_players_seed_3_keeps_its_count_across_the_rebuild():
+    """Issue 13: 2 players, seed 3, always draw and discard: 39 cards counted before the
+    rebuild, only 1 after it (the top discard) until the stock's composition was kept."""
+    env = golf_v0.raw_env(num_players=2, num_rounds=1)
+    env.reset(seed=3)
+    flips(env, 2)
+    run_the_stock_down(env, 38)
+    before = view_of(env, "player_0")
+    do(env, "draw stock", "discard drawn")
+    assert counted(before) == 39
+    after = view_of(env, "player_0")
+    assert counted(after) == 40 and sum(after.discard_counts) == 1 and sum(after.stock_counts) == 39
+
+
+def test_the_next_deal_forgets_the_rebuilt_stock():
+    env = new(2, initial_flips=0, num_rounds=2, max_turns_per_round=40)
+    run_the_stock_down(env, 39)
+    assert view_of(env, "player_0").stock_known
+    do(env, "draw stock", "discard drawn")  # turn 40: the stalling guard scores the round
+    assert env.game_state.round == 1
+    for agent in env.agents:
+        v = view_of(env, agent)
+        assert not v.stock_known and v.stock_counts == [0] * 13
+
+
+def test_an_empty_discard_pile_does_not_render_face_down():
+    env = new(2, turn_up_discard=False)
+    text = env.render_view("player_0")
+    assert "discard pile empty" in text and "discard top ##" not in text
+    assert "discard pile (0): none" in text
+
+
+def test_the_face_up_value_counts_a_closed_column_as_zero():
+    env = new(2, grids={0: "7c 2d 3d 7h 4d 5d"})
+    do(env, "flip 0", "flip 3")  # a pair of 7s closes column 0
+    assert env.game_state.closed[0][0]
+    for agent in env.agents:
+        text = env.render_view(agent)
+        values = [ln.split("face-up value ")[1] for ln in text.splitlines() if "face-up value" in ln]
+        mine = values[0] if agent == "player_0" else values[1]
+        assert mine == "0", text  # not 7 + 7
+
+
+def test_the_face_up_value_adds_lone_cards_and_scores_two_face_up_cards_as_a_column():
+    from card_envs.golf.view import face_up_value
+
+    assert face_up_value([6, None, 11, 6, None, 12]) == 0 + 20  # 7/7 pair, Q + K in column 2
+    assert face_up_value([6, None, None, None, None, 12]) == 7 + 10
+    assert face_up_value([None] * 6) == 0
+
+
+def test_the_layouts_revealed_at_a_round_end_are_shown_to_every_seat():
+    env = new(2, num_rounds=2, initial_flips=5, final_turns=False,
+              grids={0: "Ac 2c 3c 4c 5c 6c", 1: "7d 8d 9d Td Jd Qd"})
+    for agent in env.agents:
+        assert view_of(env, agent).last_grids is None
+    flips(env, 2, slots=(0, 1, 2, 3, 4))
+    do(env, "take discard", "replace 5")  # player_0's sixth card: the round ends, all turn up
+    assert env.game_state.round == 1 and not any(any(up) for up in env.game_state.face_up)
+    for k, agent in enumerate(env.agents):
+        v = view_of(env, agent)
+        assert v.last_grids[k] == [0, 1, 2, 3, 4, 12]  # A 2 3 / 4 5 K (the 6 went to the pile)
+        assert v.last_grids[1 - k] == [6, 7, 8, 9, 10, 11]
+        text = env.render_view(agent)
+        assert "previous round's layouts, revealed" in text
+        assert "A 2 3 / 4 5 K  scored 25" in text and "7 8 9 / 10 J Q  scored 44" in text
+
+
+def test_the_game_over_rendering_names_the_lowest_total():
+    env = new(2, initial_flips=5, final_turns=False, grids={0: "Ac 2c 3c 4c 5c 6c", 1: "7d 8d 9d Td Jd Qd"})
+    flips(env, 2, slots=(0, 1, 2, 3, 4))
+    do(env, "take discard", "replace 5")
+    assert env.game_state.terminated
+    assert env.render_view("player_1").startswith("game over after 1 round; lowest total 25: +1")
+    assert env.render_view("player_0").startswith("game over after 1 round; lowest total 25: you")
+
+
+def test_reveals_says_exactly_which_steps_turn_up_a_card():
+    env = new(2, initial_flips=0, discard="9s")
+    rules = env.rules
+    s = env.game_state
+    assert rules.reveals(s, 6, 0) and not rules.reveals(s, 6, 1), "a drawn card is seen by the drawer only"
+    assert not rules.reveals(s, 7, 1), "taking the discard shows nothing new"
+    do(env, "draw stock")
+    s = env.game_state
+    assert rules.reveals(s, 8, 1) and not rules.reveals(s, 8, 0), "discarding it shows it to the others"
+    assert rules.reveals(s, 0, 1), "replacing a face-down slot turns up the old card"
+    do(env, "discard drawn", "take discard")  # player_1 takes the public discard
+    assert rules.reveals(env.game_state, 0, 0), "its face-down slot 0 is turned up onto the pile"
+    do(env, "replace 0", "take discard", "replace 0")  # player_0 likewise
+    do(env, "take discard")  # player_1 again: slot 0 is face up now
+    s = env.game_state
+    assert not rules.reveals(s, 0, 0), "a public card replacing a face-up card reveals nothing"
+    assert rules.reveals(s, 1, 0)
+
+
+def test_reveals_a_round_end_that_turns_up_face_down_cards():
+    env = new(2, initial_flips=5)
+    flips(env, 2, slots=(0, 1, 2, 3, 4))
+    do(env, "take discard", "replace 5")  # player_0 has six face up: the trigger
+    do(env, "take discard")  # player_1's final turn; its slot 5 is still face down
+    s = env.game_state
+    assert env.rules.reveals(s, 0, 0), "replacing slot 0 ends the round, which turns up player_1's slot 5"
+    t = s.copy()
+    t.trigger = None  # the same step in mid-round: nothing is turned up
+    assert not env.rules.reveals(t, 0, 0)
+    all_up = new(2, initial_flips=6)
+    flips(all_up, 1, slots=range(6))
+    flips(all_up, 1, slots=range(6))
+    do(all_up, "take discard", "replace 0", "take discard")
+    assert not all_up.rules.reveals(all_up.game_state, 0, 0), "a round end with every card up reveals nothing"
+    do(all_up, "replace 0")
+    assert all_up.game_state.terminated
+
+
+def known_cards(v):
+    """How many cards of the round a seat knows the rank and place (or pool) of."""
+    up = sum(1 for g in v.grids for r in g if r is not None)
+    return up + sum(v.discard_counts) + sum(v.stock_counts) + (v.pending is not None)
+
+
+@pytest.mark.parametrize("n, decks, seed", [(2, 1, 3), (5, 1, 0), (3, 1, 5)])
+def test_what_a_seat_has_counted_is_never_lost_within_a_round(n, decks, seed):
+    """In random games that mostly draw and discard (so the stock is rebuilt), the cards a seat
+    can account for never drop within a round."""
+    env = golf_v0.raw_env(num_players=n, num_decks=decks, num_rounds=1)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    last = {agent: 0 for agent in env.agents}
+    rebuilds = 0
+    while not env.game_state.terminated:
+        for agent in env.agents:
+            k = known_cards(view_of(env, agent))
+            assert k >= last[agent], f"{agent} forgot {last[agent] - k} counted cards"
+            last[agent] = k
+        had_stock = bool(env.game_state.stock)
+        legal_now = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        stall = [a for a in (6, 8) if a in legal_now and rng.random() < 0.9]  # mostly draw and discard
+        env.step(stall[0] if stall else int(rng.choice(legal_now)))
+        rebuilds += not had_stock and bool(env.game_state.stock)
+    assert rebuilds > 0
+
+
+def test_help_documents_the_new_observation_segments():
+    for name in ("stock_known", "stock_counts", "last_round_grid"):
+        assert name in golf_v0.__doc__
+    assert "rebuilt stock" in golf_v0.__doc__

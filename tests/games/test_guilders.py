@@ -17,6 +17,8 @@ from card_envs.guilders.rules import (
     JOKER_CALL,
     NUM_ACTIONS,
     RANK_BASE,
+    REFANNED,
+    RESHUFFLED,
     GuildersRules,
 )
 from card_envs.guilders.view import Codec, layout, view
@@ -588,15 +590,18 @@ def test_a_card_counter_can_compute_the_exact_odds_of_each_call():
     assert p[3] == pytest.approx(12 / 50) and p[1] == pytest.approx(12 / 50) and p[0] == pytest.approx(13 / 50)
     assert p[CARD_BASE + parse("Kd")] == 0 and p[CARD_BASE + parse("Kh")] == pytest.approx(1 / 50)
     w = seen_by(env, "player_1")  # does not know where Kd is: 51 unseen, 3 kings
-    assert w.match_probabilities()[RANK_BASE + 12] == pytest.approx(3 / 51)
+    # ... but the card P0 missed is not Ad: it is one of the other 50, then the next card one of
+    # the remaining 50, so each king comes next with chance (49/50) x (1/50)
+    assert w.match_probabilities()[RANK_BASE + 12] == pytest.approx(3 * 49 / 2500)
 
 
 # ------------------------------------------------------------------------ observation
-def test_the_observation_is_413_plus_7_floats_per_player_with_fixed_segments_first():
+def test_the_observation_is_715_plus_8_floats_per_player_with_fixed_segments_first():
     for n in (1, 2, 5, 52, 200):
         lay = layout(GuildersRules(num_players=n))
-        assert lay.size == 413 + 7 * n
-        assert lay.by_name["scores"].start == 413
+        assert lay.size == 715 + 8 * n
+        assert lay.by_name["scores"].start == 715
+    assert layout(GuildersRules(num_players=3, num_decks=2)).size == 553 + 162 * 2 + 8 * 3
     assert layout(GuildersRules(num_players=2)).by_name["unseen"].start == layout(
         GuildersRules(num_players=52)
     ).by_name["unseen"].start
@@ -747,4 +752,252 @@ def test_a_52_player_game_plays_to_the_end_in_under_a_second():
 def test_the_codec_is_built_once_per_configuration():
     rules = GuildersRules(num_players=7)
     assert layout(rules) is layout(GuildersRules(num_players=7))
-    assert Codec(rules).layout.size == 413 + 49
+    assert Codec(rules).layout.size == 715 + 8 * 7
+
+
+# ------------------------------------------- issue 13: every public call reaches every player
+def test_every_public_call_reaches_every_player_between_its_turns():
+    """3 players: P1's call between two of P0's turns reaches P0 (and P2), though both calls
+    miss on the same card: the call says what the hidden card is not."""
+    seen = {}
+    for p1_call in ("suit h", "suit s"):
+        env = new("2c 3c 4c 5c", num_players=3)
+        call(env, "suit d", p1_call, "suit d")  # P0, P1 and P2 all miss on clubs
+        seen[p1_call] = {a: env.observe(a)["observation"].tobytes() for a in ("player_0", "player_2")}
+        assert env.agent_selection == "player_0"
+    for agent in ("player_0", "player_2"):
+        assert seen["suit h"][agent] != seen["suit s"][agent], f"{agent} lost P1's call"
+
+
+def test_the_exact_odds_after_ten_rounds_of_missed_heart_calls_count_what_the_misses_said():
+    """The issue's repro: 3 players, P1 and P2 call `suit h` and miss for ten rounds while P0
+    misses with `card Ah` on cards it sees. Every missed card is no heart, so the 13 hearts lie
+    in a fan of 22: 13/22 = 0.591 (the old view said 13/42 = 0.310)."""
+    env = new([to_str(c) for c in range(52) if c // 13 != 2][:30], num_players=3)
+    for _ in range(10):
+        call(env, "card Ah", "suit h", "suit h")
+    v = seen_by(env, "player_0")
+    assert v.fan_size == 22 and v.unknown_discards == 20
+    assert v.match_probabilities()[2] == pytest.approx(13 / 22)
+    assert v.match_probabilities()[2] == pytest.approx(0.591, abs=5e-4)
+
+
+def _tiny_rules(deck: str, **options) -> GuildersRules:
+    """The rules of ``options`` played with a tiny deck (for brute-force enumeration)."""
+    rules = GuildersRules(**options)
+    rules._deck = parse_many(deck)
+    counts = np.bincount(np.array(rules._deck), minlength=54)
+    counts.flags.writeable = False
+    rules.deck_counts = counts
+    return rules
+
+
+def _brute_force_next_draw(rules, codec, calls, observed, seat, deck):
+    """P(next card = c) by enumerating every sequence of draws (each a uniform pick of a fan
+    card, refans and reshuffles included) whose observations for ``seat`` match ``observed``."""
+    total = np.zeros(54)
+
+    def walk(state, t, weight):
+        if t == len(calls):
+            for c in state.fan:
+                total[c] += weight / len(state.fan)
+            return
+        fan = state.fan
+        for i in range(len(fan)):
+            child = state.copy()
+            child.rng = np.random.default_rng(t)
+            child.fan = fan[:i] + fan[i + 1 :] + [fan[i]]  # fan[i] is drawn next
+            rules.apply(child, calls[t])
+            if codec.encode(view(child, seat)).tobytes() == observed[t]:
+                walk(child, t + 1, weight / len(fan))
+
+    start = rules.new_game(np.random.default_rng(0), list(reversed(deck)))
+    walk(start, 0, 1.0)
+    return total / total.sum()
+
+
+@pytest.mark.parametrize(
+    "deck, options",
+    [
+        ("Ah Kh 7h As 7c 2d", {"num_players": 3}),
+        ("Ah Kh 7h As 7c 2d", {"num_players": 3, "refan_discards": 1}),
+        ("Ah Kh 7h As 7c BJ", {"num_players": 3, "good_joker": True, "refan_discards": 1}),
+        ("Ah Kh 7h As 7c BJ", {"num_players": 2, "chaotic_joker": True}),
+        ("Ah Kh 7h As 7c BJ", {"num_players": 3, "evil_joker": True, "good_joker": True}),
+    ],
+)
+def test_match_probabilities_equal_brute_force_enumeration_of_the_consistent_worlds(deck, options):
+    """On tiny decks, at every turn: the chance of each call decoded from the observation alone
+    equals the one counted over every draw sequence consistent with what the player saw."""
+    rules = _tiny_rules(deck, **options)
+    codec = Codec(rules)
+    # suit h, rank 7, card As, suit s, rank A, suit c (and joker)
+    cycle = [2, RANK_BASE + 6, CARD_BASE + parse("As"), 3, RANK_BASE, 0] + ([JOKER_CALL] if rules.config.good_joker else [])
+    checked = events = 0
+    for seed in range(2):
+        s = rules.new_game(np.random.default_rng(seed))
+        deck_order = list(reversed(s.fan))
+        observed = {o: [] for o in range(rules.num_players)}
+        calls = []
+        step = 0
+        while not (s.terminated or s.truncated) and step < 9:
+            a = cycle[(step + seed) % len(cycle)]
+            if a == JOKER_CALL and not rules.config.good_joker:
+                a = 0
+            rules.apply(s, a)
+            events |= s.last_events
+            calls.append(a)
+            for o in observed:
+                observed[o].append(codec.encode(view(s, o)).tobytes())
+            step += 1
+            if s.terminated or s.truncated:
+                break
+            for o in range(rules.num_players):
+                v = codec.decode(np.frombuffer(observed[o][-1], dtype=np.float32))
+                truth = _brute_force_next_draw(rules, codec, calls, observed[o], o, deck_order)
+                assert v.draw_probabilities() == pytest.approx(truth, abs=1e-9), (seed, step, o)
+                checked += 1
+    assert checked > 10
+    if options.get("refan_discards"):
+        assert events & REFANNED, "no refan was reached"
+    if options.get("chaotic_joker"):
+        assert events & RESHUFFLED, "no chaotic reshuffle was reached"
+
+
+def test_the_odds_counter_equals_enumeration_of_fillings_on_small_multisets():
+    """The counting of ``odds.py`` (float and exact) against enumerating every filling of the
+    miss places, with and without jokers that may miss."""
+    from card_envs.guilders.odds import brute_force_probabilities, draw_probabilities
+
+    rng = np.random.default_rng(1)
+    pool = parse_many("Ac 2c Ad 2d Ah Ks As 7c 7h Kh BJ RJ")
+    calls = [0, 1, 2, 3, 4, 5, 16, 17, 18, 30, JOKER_CALL]
+    checked = 0
+    for _ in range(40):
+        unseen = np.zeros(54, dtype=np.int64)
+        for c in rng.choice(pool, size=int(rng.integers(3, 8)), replace=False):
+            unseen[c] += 1
+        misses = np.zeros(70, dtype=np.int64)
+        for a in rng.choice(calls, size=int(rng.integers(1, unseen.sum()))):
+            misses[a] += 1
+        jokers_can_miss = bool(rng.integers(2))
+        with np.errstate(invalid="ignore"):
+            truth = brute_force_probabilities(unseen, misses, jokers_can_miss)
+        if np.isnan(truth).any():  # no consistent filling: a history that cannot happen
+            continue
+        assert draw_probabilities(unseen, misses, jokers_can_miss) == pytest.approx(truth, abs=1e-12)
+        assert draw_probabilities(unseen, misses, jokers_can_miss, exact=True) == pytest.approx(truth, abs=1e-15)
+        checked += 1
+    assert checked > 20
+
+
+def test_resample_hidden_respects_what_each_miss_said():
+    """A card missed for `suit h` is no heart in any resampled world."""
+    env = new([to_str(c) for c in range(52) if c // 13 != 2][:30], num_players=3)
+    for _ in range(10):
+        call(env, "card Ah", "suit h", "suit h")
+    rules, state = env.rules, env.game_state
+    rng = np.random.default_rng(0)
+    moved = 0
+    for _ in range(20):
+        twin = rules.resample_hidden(state, 0, rng)
+        for c, b, a in zip(twin.discards, twin.discard_by, twin.discard_call):
+            assert rules.can_miss(a, c), f"{to_str(c)} lies under a missed {ACTION_NAMES[a]!r}"
+        moved += twin.discards != state.discards
+        assert sorted(twin.fan + twin.discards) == sorted(state.fan + state.discards)
+    assert moved, "the resampling never moved a hidden card"
+
+
+def test_which_seat_holds_which_scored_card_and_its_value_are_observed():
+    """Score piles are public card by card (§5): swapping two scored cards between seats, or
+    their values within one pile, changes every player's observation."""
+    def piles_seen(front, calls):
+        env = new(front, num_players=3)
+        call(env, *calls)
+        return {a: env.observe(a)["observation"].tobytes() for a in env.agents}
+
+    swapped = piles_seen("2c Ah Kh", ["suit c", "suit h", "suit h"])  # P1: Ah, P2: Kh
+    other = piles_seen("2c Kh Ah", ["suit c", "suit h", "suit h"])  # P1: Kh, P2: Ah
+    for agent in swapped:
+        assert swapped[agent] != other[agent], agent
+    values = piles_seen("Ah Kh 2c 2d", ["suit h", "suit s", "suit s", "rank K"])  # P0: Ah=1 then Kh=5
+    flipped = piles_seen("Ah Kh 2c 2d", ["rank A", "suit s", "suit s", "suit h"])  # P0: Ah=5 then Kh=1
+    for agent in values:
+        assert values[agent] != flipped[agent], agent
+    env = new("2c Ah Kh", num_players=3)
+    call(env, "suit c", "suit h", "suit h")
+    v = seen_by(env, "player_1")
+    assert v.piles == ((( parse("Ah"), 1),), ((parse("Kh"), 1),), ((parse("2c"), 1),))
+
+
+# ---------------------------------------------- issue 13: max_turns grows with the configuration
+def test_the_default_max_turns_never_cuts_a_game_with_finite_refans():
+    """The issue's repro: refan_discards=25, always calling `card As`: the game runs its 26 fans
+    (1,352 turns, past the old 1,040 limit) and ends by itself, not by truncation."""
+    env = guilders_v0.raw_env(num_players=4, refan_discards=25)
+    assert env.rules.config.max_turns >= 26 * 52
+    env.reset(seed=0)
+    a = env.string_to_action("card As")
+    turns = 0
+    while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        env.step(a)
+        turns += 1
+    assert env.game_state.terminated and not env.game_state.truncated
+    assert turns > 1040 and env.game_state.refans_left == 0
+
+
+@pytest.mark.parametrize(
+    "options, bound",
+    [
+        ({}, 52),
+        ({"refan_discards": 3}, 4 * 52),
+        ({"refan_discards": 30}, 31 * 52),
+        ({"chaotic_joker": True, "jokers_per_deck": 30, "refan_discards": 2}, (2 + 30 + 1) * 82),
+        ({"num_decks": 2, "refan_discards": 40}, 41 * 104),
+    ],
+)
+def test_the_default_max_turns_covers_the_rules_bound(options, bound):
+    cfg = GuildersRules(**options).config
+    assert cfg.turn_bound == bound
+    assert cfg.max_turns == max(20 * cfg.total_cards, bound)
+    assert GuildersRules(refan_discards=-1).config.max_turns == 20 * 52, "only endless games keep 20 x total"
+
+
+def test_reveals_says_exactly_when_a_draw_shows_another_player_a_card():
+    env = new("Kd Ks", num_players=3)
+    rules, s = env.rules, env.game_state
+    assert rules.reveals(s, env.string_to_action("suit d"), 0), "the drawer always sees its card"
+    assert rules.reveals(s, env.string_to_action("suit d"), 1), "a match is shown to all"
+    assert not rules.reveals(s, env.string_to_action("suit h"), 1), "a face-down miss shows nothing"
+    public = new("Kd", num_players=3, public_discards=True)
+    assert public.rules.reveals(public.game_state, env.string_to_action("suit h"), 1)
+    evil = new("BJ", num_players=3, evil_joker=True)
+    assert evil.rules.reveals(evil.game_state, 0, 1), "an evil joker is shown"
+    good = new("BJ", num_players=3, good_joker=True)
+    assert not good.rules.reveals(good.game_state, 0, 1), "an uncalled joker (good alone) is a face-down miss"
+    assert good.rules.reveals(good.game_state, JOKER_CALL, 1), "a called joker is shown"
+
+
+class _LeakyGuildersRules(GuildersRules):
+    """A planted leak: after a face-down miss on a heart the next seat is skipped, so who calls
+    next depends on a card only the drawer saw."""
+
+    def apply(self, s, action):
+        out = super().apply(s, action)
+        if s.current_player >= 0 and s.last_events == 2 and s.last_card // 13 == 2 and not s.last_public:
+            s.current_player = (s.current_player + 1) % self.num_players
+        return out
+
+
+class _LeakyGuildersEnv(guilders_v0.raw_env):
+    Rules = _LeakyGuildersRules
+
+
+def test_the_process_property_catches_a_planted_leak_and_passes_without_it():
+    from tests.conformance.process import check_process
+
+    leaky = check_process(_LeakyGuildersEnv(num_players=3), range(2))
+    assert leaky.violation is not None and "next to act" in leaky.violation
+    clean = check_process(guilders_v0.raw_env(num_players=3), range(1))
+    assert clean.violation is None, clean.violation
+    assert clean.checked > 100 and clean.revealing > 0

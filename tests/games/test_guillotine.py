@@ -402,14 +402,29 @@ def test_the_domino_example_step_by_step():
     assert hand(e, 1) == {"Ac"} and hand(e, 3) == {"As"}  # the remaining hands score nothing
 
 
-# A deal anchored on the Ace: P0 opens A♣; P1's A♦ starts a bonus that ends for want of a card;
-# P2's A♥ leaves it no legal card, so it gets no bonus step; later P1 must pass.
+# A deal anchored on the Ace: P0 opens A♣; P1's A♦ starts a bonus in which only K♦ fits, after
+# which nothing does (STOP alone); P2's A♥ starts a bonus in which nothing fits; later P1 must pass.
 ACE_HANDS = [
     "Ac Tc Jc Qc Kc Td Jd Qd",
     "Ad Kd 7c 8c 9c 7d 8d 9d",
     "Ah 7h 8h 9h Th 7s 8s 9s",
     "Jh Qh Kh Ts Js Qs Ks As",
 ]
+
+
+def swapped(hands: list[str], a: str, b: str) -> list[str]:
+    """``hands`` with the cards ``a`` and ``b`` exchanged between their holders."""
+    out = []
+    for h in hands:
+        cs = h.split()
+        out.append(" ".join(b if c == a else a if c == b else c for c in cs))
+    return out
+
+
+def what_seat_sees(e, seat: int) -> tuple:
+    obs = e.observe(SEATS[seat])
+    return to_act(e), e.game_state.phase, obs["observation"].tobytes(), obs["action_mask"].tobytes(), \
+        e.render_view(SEATS[seat])
 
 
 def test_the_opening_card_gives_no_bonus_even_if_it_is_an_ace():
@@ -443,20 +458,67 @@ def test_only_the_anchor_rank_starts_a_new_row():
     assert "9c" in names(e.game_state.playable) and "9d" not in names(e.game_state.playable)
 
 
-def test_an_ace_bonus_ends_by_itself_when_no_legal_card_is_left():
+def test_item_1_the_ace_bonus_step_does_not_depend_on_a_hidden_card():
+    """The issue's repro: P0 opens A♣, P1 lays A♦. With K♦ P1 could lay a card in its bonus,
+    with J♥ instead (swapped with P3, unseen by P0 and P2) it could not; either way it gets
+    the bonus step, and P0's and P2's observations, masks and renderings are the same."""
+    worlds = []
+    for hands in (ACE_HANDS, swapped(ACE_HANDS, "Kd", "Jh")):
+        e = new(hands, 0, contract="domino")
+        play(e, "Ac", "Ad")
+        assert to_act(e) == 1 and e.game_state.phase == R.BONUS
+        worlds.append(e)
+    assert legal(worlds[0]) == {"play Kd", "stop"} and legal(worlds[1]) == {"stop"}
+    for seat in (0, 2):
+        assert what_seat_sees(worlds[0], seat) == what_seat_sees(worlds[1], seat)
+
+
+def test_item_1_a_bonus_does_not_end_by_itself_when_the_last_fitting_card_goes_down():
+    """After K♦ nothing in P1's hand fits, yet the bonus goes on (STOP alone); in a twin world
+    where P1 also holds A♠ (swapped with 7♣, unseen by P2) it could go on laying: P2 sees the
+    same either way."""
+    worlds = []
+    for hands in (ACE_HANDS, swapped(ACE_HANDS, "7c", "As")):
+        e = new(hands, 0, contract="domino")
+        play(e, "Ac", "Ad", "Kd")
+        assert to_act(e) == 1 and e.game_state.phase == R.BONUS
+        worlds.append(e)
+    assert legal(worlds[0]) == {"stop"} and legal(worlds[1]) == {"play As", "stop"}
+    assert what_seat_sees(worlds[0], 2) == what_seat_sees(worlds[1], 2)
+    for e in worlds:
+        play(e, "stop")
+        assert to_act(e) == 2 and e.game_state.phase == R.DOMINO_TURN
+    assert what_seat_sees(worlds[0], 2) == what_seat_sees(worlds[1], 2)
+
+
+def test_stop_is_always_legal_in_a_bonus_and_the_only_action_when_nothing_fits():
     e = new(ACE_HANDS, 0, contract="domino")
     play(e, "Ac", "Ad")
-    assert e.game_state.phase == R.BONUS and legal(e) == {"play Kd", "stop"}
-    play(e, "Kd")  # P1 now holds none of K♣ Q♦ A♥ A♠
-    assert to_act(e) == 2 and e.game_state.phase == R.DOMINO_TURN
-    assert names(seen_by(e, 3).known_absent[(1 - 3) % 4]) == {"Kc", "Qd", "Ah", "As"}
+    assert legal(e) == {"play Kd", "stop"}
+    play(e, "Kd")
+    assert legal(e) == {"stop"} and e.action_to_string(R.PASS_STOP) == "stop"
+    play(e, "stop", "Ah")  # P2's A♥: nothing of its hand fits, still a bonus step, STOP alone
+    assert to_act(e) == 2 and e.game_state.phase == R.BONUS and legal(e) == {"stop"}
 
 
-def test_a_player_with_no_legal_card_after_its_ace_gets_no_bonus_step():
+def test_a_stop_says_nothing_about_the_hand():
+    """No "known not to hold" inference from a STOP, with or without a fitting card."""
     e = new(ACE_HANDS, 0, contract="domino")
-    play(e, "Ac", "Ad", "Kd", "Ah")
-    assert to_act(e) == 3 and e.game_state.phase == R.DOMINO_TURN
-    assert names(seen_by(e, 0).known_absent[2]) == {"Kc", "Qd", "Kh", "As"}
+    play(e, "Ac", "Ad", "Kd", "stop", "Ah", "stop")
+    for seat in range(4):
+        v = seen_by(e, seat)
+        assert v.known_absent[(1 - seat) % 4] == 0 and v.known_absent[(2 - seat) % 4] == 0
+    e = new(DOMINO_HANDS, 0, contract="domino")
+    play(e, *DOMINO_MOVES_BEFORE_THE_ACE, "Ah", "9s", "stop")  # T♠ still fits: a free stop
+    assert all(seen_by(e, seat).known_absent[(2 - seat) % 4] == 0 for seat in range(4))
+
+
+def test_a_bonus_ends_when_the_hand_is_empty_and_the_player_is_out():
+    e = new(DOMINO_HANDS, 0, contract="domino")
+    play(e, *DOMINO_MOVES_BEFORE_THE_ACE, "Ah", "9s", "Ts", "Js", "Qs")
+    assert to_act(e) == 2 and e.game_state.phase == R.BONUS and hand(e, 2) == {"Ks"}
+    play(e, "Ks")
+    assert e.game_state.out == [2] and e.game_state.phase == R.DOMINO_TURN and to_act(e) == 3
 
 
 def test_without_the_ace_bonus_option_an_ace_ends_the_turn():
@@ -475,15 +537,17 @@ def test_a_player_who_can_play_must_play():
 
 
 def test_a_player_with_no_legal_card_passes_and_the_pass_is_public():
+    """A compulsory PASS keeps its inference: the passer holds none of the playable cards."""
     e = new(ACE_HANDS, 0, contract="domino")
-    play(e, "Ac", "Ad", "Kd", "Ah", "Kh", "Kc")
+    play(e, "Ac", "Ad", "Kd", "stop", "Ah", "stop", "Kh", "Kc")
     assert to_act(e) == 1
     assert names(e.game_state.playable) == {"Qc", "Qd", "Qh", "As"}
     assert legal(e) == {"pass"}
+    assert all(seen_by(e, seat).known_absent[(1 - seat) % 4] == 0 for seat in range(4))
     play(e, "pass")
     assert to_act(e) == 2
     for seat in (0, 2, 3):
-        assert names(seen_by(e, seat).known_absent[(1 - seat) % 4]) >= {"Qc", "Qd", "Qh", "As"}
+        assert names(seen_by(e, seat).known_absent[(1 - seat) % 4]) == {"Qc", "Qd", "Qh", "As"}
 
 
 def test_the_deal_ends_when_the_second_player_goes_out():
@@ -548,9 +612,7 @@ def test_resampled_hidden_cards_respect_what_public_play_proved():
                 for p in range(4):
                     assert t.hands[p].bit_count() == s.hands[p].bit_count()
                     assert t.hands[p] & t.absent[p] == 0
-                if s.phase == R.BONUS and s.current_player != seat:
-                    assert t.hands[s.current_player] & s.playable
-                    checked += 1
+                    checked += p != seat and s.absent[p] != 0
             rules.apply(s, int(rng.choice(np.flatnonzero(rules.legal_mask(s)))))
     assert checked > 0
 
@@ -568,6 +630,79 @@ def test_decoding_an_observation_gives_the_players_view_and_encodes_back_exactly
             assert v == V.view(e.game_state, seat)
             assert np.array_equal(e.encode_view(v), x)
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+class _OldBonusRules(R.GuillotineRules):
+    """The rule before the revision: the bonus ended by itself when no card of the hand fitted,
+    and that was recorded as public knowledge."""
+
+    def _domino_step(self, s, a):
+        p = s.current_player
+        out = super()._domino_step(s, a)
+        if s.phase == R.BONUS and not s.hands[p] & s.playable:
+            s.absent[p] |= s.playable
+            s.phase = R.DOMINO_TURN
+            return self._end_domino_turn(s, p)
+        return out
+
+
+class _OldBonusEnv(guillotine_v0.raw_env):
+    Rules = _OldBonusRules
+
+
+def test_the_process_property_catches_the_old_self_ending_bonus_and_passes_the_revised_rule():
+    from tests.conformance.process import check_process
+
+    old = check_process(_OldBonusEnv(mode="single", contract="domino"), range(4), branches=guillotine_v0.RARE_BRANCHES)
+    assert old.violation is not None and "next to act" in old.violation
+    new_ = check_process(guillotine_v0.raw_env(mode="single", contract="domino"), range(4),
+                         branches=guillotine_v0.RARE_BRANCHES)
+    assert new_.violation is None, new_.violation
+    assert new_.branches["domino ace bonus entered with nothing playable"] > 0
+
+
+def test_the_rules_say_no_action_reveals_a_hidden_card():
+    e = new(ACE_HANDS, 0, contract="domino")
+    s = e.game_state
+    assert not any(e.rules.reveals(s, int(a), seat) for a in np.flatnonzero(e.rules.legal_mask(s)) for seat in range(4))
+
+
+# ------------------------------------------------------------------------ rendering
+def test_item_9_known_not_to_hold_never_lists_the_viewers_own_cards():
+    e = new(ACE_HANDS, 0, contract="domino")
+    play(e, "Ac", "Ad", "Kd", "stop", "Ah", "stop", "Kh", "Kc", "pass")  # P1 holds none of Q♣ Q♦ Q♥ A♠
+    lines = e.render_view("player_3").splitlines()  # P3 holds Q♥ and A♠; P1 is its +2
+    k = next(i for i, line in enumerate(lines) if line.strip().startswith("+2"))
+    assert lines[k + 1].split(":")[0].strip() == "known not to hold"
+    assert set(lines[k + 1].split(":")[1].split()) == {"Qc", "Qd"}
+    lines = e.render_view("player_2").splitlines()  # P2 holds none of them: all four shown for P1 (+3)
+    k = next(i for i, line in enumerate(lines) if line.strip().startswith("+3"))
+    assert set(lines[k + 1].split(":")[1].split()) == {"Qc", "Qd", "Qh", "As"}
+
+
+def test_item_9_domino_rendering_shows_the_cards_laid_and_the_places_not_tricks():
+    e = new(DOMINO_HANDS, 0, contract="domino")
+    play(e, *DOMINO_MOVES_BEFORE_THE_ACE, "Ah", "9s", "Ts", "Js", "Qs", "Ks")
+    text = e.render_view("player_0")
+    assert "tricks" not in text and "taken" not in text
+    line = next(x for x in text.splitlines() if x.strip().startswith("+2"))
+    assert "(out first)" in line and "laid 8c Th Ah 9s Ts Js Qs Ks" in line
+    e = new(TRICK_EXAMPLE_HANDS, 0, contract="royalty")
+    play(e, "9h", "Kh", "As", "7h")
+    text = e.render_view("player_0")
+    assert "+1  : 7 cards" in text and "taken 1 trick (won trick 1): 7h 9h Kh As" in text
+
+
+def test_item_9_the_rendering_says_which_deal_of_how_many():
+    e = new(WORKED_HANDS, 0, mode="full")
+    assert e.render_view("player_2").startswith("deal 1 of 24,")
+    rng = np.random.default_rng(1)
+    while e.game_state.deal == 0:
+        e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))
+    assert e.render_view("player_2").startswith("deal 2 of 24,")
+    assert seen_by(e, 2).deal == 1 and seen_by(e, 2).num_deals == 24
+    e = new(WORKED_HANDS, 0, contract="queens")
+    assert e.render_view("player_1").startswith("deal 1 of 1,") and seen_by(e, 1).num_deals == 1
 
 
 def test_the_layout_table_is_in_the_module_docs():

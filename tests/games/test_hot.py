@@ -371,5 +371,69 @@ def test_aec_and_parallel_play_the_same_game_from_the_same_seed_and_choices(conf
 @pytest.mark.parametrize("n", [2, 3])
 def test_the_documented_observation_size_and_layout_table_match_the_code(n):
     env = hot_v0.raw_env(num_players=n)
-    assert env.observation_space("player_0")["observation"].shape == (710 + 59 * n + n * n,)
+    assert env.observation_space("player_0")["observation"].shape == (710 + 61 * n + 2 * n * n,)
     assert "| `scores` |" in hot_v0.__doc__ and "| `last_deal_points` |" in hot_v0.__doc__
+
+
+# ------------------------------------------------------------------- issue 13 (information)
+def _hot_contest(p0_choice, **options):
+    env = new(3, dealer=2, **options)  # lead seat 0
+    plays = {p: "A23456789TJQK"[env.game_state.hands[p][0] % 13].replace("T", "10") for p in range(3)}
+    # P2 claims P1's card; P0 claims it too (clockwise from P1, P2 comes first) or draws two
+    phase_round(env, plays, {0: p0_choice, 1: "draw two", 2: "draw one take 2"})
+    return env
+
+
+def test_item_4_a_hot_contest_loser_no_longer_looks_like_a_player_who_chose_to_draw():
+    lost, drew = _hot_contest("draw one take 1"), _hot_contest("draw two")
+    assert lost.game_state.hands == drew.game_state.hands and lost.game_state.last_drawn[0] == 2
+    for agent in lost.possible_agents:
+        assert outputs(lost, agent)[0] != outputs(drew, agent)[0], f"{agent} cannot tell a lost claim from a draw"
+    assert seen(lost, 1).last_claimed == (None, 0, 0), "from P1: P2 (+1) and P0 (+2) claimed P1's card"
+    text = lost.render_view("player_1")
+    assert "  +2: played A (returned to the stock bottom); claimed your 6, lost the contest to +1, drew 2 instead" in text
+    assert "  +1: played 7 (returned to the stock bottom); claimed your 6 and got it, drew 1" in text
+    nothing = _hot_contest("draw one take 1", contest_fallback="nothing")
+    assert "claimed +1's 6, lost the contest to +2, drew 1 instead" in nothing.render_view("player_0")
+
+
+def test_item_8_a_live_hot_parallel_agent_always_has_a_legal_action():
+    from tests.games.test_collector import test_item_8_every_live_parallel_agent_has_a_legal_action_at_every_step as check
+
+    check(module=hot_v0, n=3, seed=85, steps=400)  # the issue's repro: ~292 random legal steps
+
+
+def test_item_7_hot_parallel_envs_pickle_by_name():
+    import copy
+    import pickle
+
+    for ctor in (hot_v0.parallel_env, hot_v0.parallel_raw_env):
+        par = ctor(num_players=3)
+        par.reset(seed=1)
+        for clone in (pickle.loads(pickle.dumps(par)), copy.deepcopy(par)):
+            assert type(clone) is type(par) and clone.aec._checked is par.checked
+            assert clone.rules.zones(clone.game_state) == par.rules.zones(par.game_state)
+            assert type(clone).__module__ == "card_envs.hot.env"
+
+
+def test_item_9_hot_says_who_called_and_who_won():
+    env = example()
+    play_example_round(env)
+    v = seen(env, 1)  # from P1: P0 is +2
+    assert v.callers == (False, False, True) and v.first_place == (False, False, False)
+    assert "last deal: +2 called Hot" in env.render_view("player_1")
+    env = example(target_points=5)
+    play_example_round(env)
+    assert env.game_state.phase == OVER
+    text = env.render_view("player_2")
+    assert "last deal: +1 called Hot" in text and "game over: +1 wins on points" in text
+    assert "game over: you win on points" in env.render_view("player_0")
+    assert seen(env, 2).first_place == (False, True, False)
+
+
+def test_item_9_a_void_hot_deal_is_said_to_be_void():
+    env = new(2, dealer=0, max_rounds_per_deal=2)
+    for _ in range(8):
+        env.step(13 if env.game_state.phase == ACQUIRE else int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert env.game_state.deal == 1
+    assert "last deal: void (nobody called Hot)" in env.render_view("player_0")

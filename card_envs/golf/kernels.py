@@ -1,0 +1,526 @@
+"""Golf's batched twin: ``rules.py`` and ``view.py`` as compiled kernels over many games at once.
+
+The state of N games is a handful of fixed-shape arrays, one row per game (struct of arrays):
+
+    grid      (N, P, 6) int16   the six slots of every layout (card ints)
+    up        (N, P, 6) int8    1 if the slot is face up
+    closed    (N, P, 3) int8    1 if the column is closed (a face-up pair)
+    last_grid (N, P, 6) int16   every layout as revealed at the end of the previous round
+    stock     (N, C)    int16   the stock, index 0 at the bottom, ``row[STOCK_LEN]`` cards
+    discard   (N, C)    int16   the discard pile, index 0 at the bottom
+    seat      (N, P, 2) int32   per seat: [total, last round's score]
+    row       (N, F)    int32   per game scalars, named by the field constants below
+    rng       (N,)      uint64  each game's own generator (``card_envs.vector``)
+
+Each kernel reads like the method of ``GolfRules`` it mirrors (``_deal``, ``legal_mask``, ``apply``,
+``_turn_up``, ``_start_turn``, ``_end_turn``, ``_end_round``) and ``view.Codec.encode``; the
+encode kernel writes at the offsets of the same :class:`~card_envs.encoding.Layout` the view
+declares, so the two cannot drift apart. ``tests/vector/`` checks them step by step against the
+rules engine, byte for byte.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from card_envs.golf import view as golf_view
+from card_envs.golf.rules import (
+    DISCARD_DRAWN,
+    DRAW,
+    DRAW_STOCK,
+    FLIP,
+    FLIP_STEP,
+    NO_FLIP,
+    NUM_ACTIONS,
+    NUM_SLOTS,
+    OVER,
+    PLACE,
+    RANK_VALUE,
+    GolfRules,
+    GolfState,
+)
+from card_envs.vector import competition_ranks, randbelow, shuffle
+
+# fields of ``row``
+PHASE, CUR, FLIPS, DEALER, TRIGGER, TURNS, ROUND, STOCK_LEN, DISCARD_LEN = range(9)
+PENDING, PENDING_FROM_DISCARD, TERMINATED, TRUNCATED, STOCK_KNOWN, HAS_LAST = range(9, 15)
+NUM_FIELDS = 15
+# fields of ``seat``
+TOTAL, LAST = 0, 1
+# the configuration, as one int array
+(C_PLAYERS, C_FLIPS, C_TURN_UP, C_FLIP_AFTER, C_FINAL_TURNS, C_MAX_TURNS, C_NUM_ROUNDS, C_TARGET,
+ C_MAX_ROUNDS, C_SCORE_MODE, C_DEALER) = range(11)
+FLIP_AFTER = {"never": 0, "may": 1, "must": 2}
+
+# offsets into the observation, from the view's Layout (``offs`` array indices)
+(O_GRID_RANK, O_FACE_DOWN, O_CLOSED, O_PENDING_RANK, O_PENDING_SOURCE, O_DISCARD_TOP, O_DISCARD_COUNTS,
+ O_STOCK_SIZE, O_STOCK_KNOWN, O_STOCK_COUNTS, O_PHASE, O_TO_ACT, O_DEALER, O_TRIGGER, O_TOTALS, O_LAST_ROUND,
+ O_LAST_GRID, O_TURNS, O_ROUND, O_COPIES, O_CARDS, O_ROUND_LIMIT) = range(22)
+_SEGMENTS = ("grid_rank", "grid_face_down", "closed", "pending_rank", "pending_source", "discard_top",
+             "discard_counts", "stock_size", "stock_known", "stock_counts", "phase", "to_act", "dealer",
+             "trigger", "totals", "last_round", "last_round_grid", "turns", "round")
+
+
+_RANK_VALUE = np.array(RANK_VALUE, dtype=np.int64)
+_PARTNER = np.array((3, 4, 5, 0, 1, 2), dtype=np.int64)
+_COLUMN = np.array((0, 1, 2, 0, 1, 2), dtype=np.int64)
+
+
+# ------------------------------------------------------------------------------ the rules
+@njit(cache=True)
+def _grid_score(grid, g, p):
+    """A layout's round score: its three column scores (a pair by rank scores 0)."""
+    total = 0
+    for c in range(3):
+        top = grid[g, p, c] % 13
+        bottom = grid[g, p, c + 3] % 13
+        if top != bottom:
+            total += _RANK_VALUE[top] + _RANK_VALUE[bottom]
+    return total
+
+
+@njit(cache=True)
+def _turn_up(grid, up, closed, g, p, slot):
+    """Turn a slot face up; its column closes if both cards are face up and of equal rank."""
+    up[g, p, slot] = 1
+    partner = _PARTNER[slot]
+    if up[g, p, partner] and grid[g, p, slot] % 13 == grid[g, p, partner] % 13:
+        closed[g, p, _COLUMN[slot]] = 1
+
+
+@njit(cache=True)
+def _all_up(up, g, p):
+    for i in range(NUM_SLOTS):
+        if not up[g, p, i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _start_turn(stock, discard, row, rng, g, p):
+    """TURN_START: an empty stock is rebuilt from the discards under the top card."""
+    row[g, CUR] = p
+    row[g, PHASE] = DRAW
+    if row[g, STOCK_LEN] == 0:
+        n = row[g, DISCARD_LEN]
+        top = discard[g, n - 1]
+        shuffle(rng, g, discard[g], n - 1)  # numpy's permutation order is not reproduced: only the multiset
+        for i in range(n - 1):
+            stock[g, i] = discard[g, i]
+        row[g, STOCK_LEN] = n - 1
+        discard[g, 0] = top
+        row[g, DISCARD_LEN] = 1
+        row[g, STOCK_KNOWN] = 1
+
+
+@njit(cache=True)
+def _deal(grid, up, closed, stock, discard, row, rng, cfg, deck, g, order, stacked):
+    """Deal six cards to each player one at a time clockwise from the dealer's left into slots
+    0..5, turn up the stock's top card, and start the FLIP phase (``order``: top card first)."""
+    n = cfg[C_PLAYERS]
+    size = deck.shape[0]
+    if not stacked:
+        for i in range(size):
+            order[i] = deck[i]
+        shuffle(rng, g, order, size)
+    first = (row[g, DEALER] + 1) % n
+    i = 0
+    for slot in range(NUM_SLOTS):
+        for k in range(n):
+            grid[g, (first + k) % n, slot] = order[i]
+            i += 1
+    rest = size - i
+    for j in range(rest):  # the list's end is the stock's top
+        stock[g, j] = order[size - 1 - j]
+    row[g, STOCK_LEN] = rest
+    row[g, DISCARD_LEN] = 0
+    row[g, STOCK_KNOWN] = 0
+    if cfg[C_TURN_UP]:
+        row[g, STOCK_LEN] = rest - 1
+        discard[g, 0] = stock[g, rest - 1]
+        row[g, DISCARD_LEN] = 1
+    for p in range(n):
+        for s in range(NUM_SLOTS):
+            up[g, p, s] = 0
+        for c in range(3):
+            closed[g, p, c] = 0
+    row[g, PENDING] = -1
+    row[g, PENDING_FROM_DISCARD] = 0
+    row[g, TRIGGER] = -1
+    row[g, TURNS] = 0
+    row[g, CUR] = first
+    if cfg[C_FLIPS] > 0:
+        row[g, PHASE] = FLIP
+        row[g, FLIPS] = cfg[C_FLIPS]
+    else:
+        _start_turn(stock, discard, row, rng, g, first)
+
+
+@njit(cache=True)
+def _new_game(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, order, stacked):
+    n = cfg[C_PLAYERS]
+    row[g, DEALER] = randbelow(rng, g, n) if cfg[C_DEALER] < 0 else cfg[C_DEALER]
+    for p in range(n):
+        seat[g, p, TOTAL] = 0
+        seat[g, p, LAST] = 0
+    row[g, HAS_LAST] = 0
+    row[g, ROUND] = 0
+    row[g, TERMINATED] = 0
+    row[g, TRUNCATED] = 0
+    _deal(grid, up, closed, stock, discard, row, rng, cfg, deck, g, order, stacked)
+
+
+@njit(cache=True, parallel=True)
+def new_games_kernel(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders):
+    for k in prange(rows.shape[0]):
+        g = rows[k]
+        order = orders[g]
+        if stacked:
+            for i in range(deck.shape[0]):
+                order[i] = decks[k, i]
+        _new_game(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, order, stacked)
+
+
+@njit(cache=True)
+def _end_round(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, rewards, order):
+    """ROUND_END: reveal and score; the game ends at the target (or after num_rounds)."""
+    n = cfg[C_PLAYERS]
+    total = 0
+    for p in range(n):
+        for s in range(NUM_SLOTS):
+            up[g, p, s] = 1
+            last_grid[g, p, s] = grid[g, p, s]
+        score = _grid_score(grid, g, p)
+        seat[g, p, LAST] = score
+        seat[g, p, TOTAL] += score
+        total += score
+    row[g, HAS_LAST] = 1
+    row[g, ROUND] += 1
+    if cfg[C_SCORE_MODE]:
+        mean = total / n
+        for p in range(n):
+            rewards[g, p] += np.float32(-(seat[g, p, LAST] - mean) / 60.0)  # 0.0 + r, as the AEC env adds it
+    if cfg[C_NUM_ROUNDS] > 0:
+        over = row[g, ROUND] >= cfg[C_NUM_ROUNDS]
+    else:
+        best = 0
+        for p in range(n):
+            best = max(best, seat[g, p, TOTAL])
+        over = best >= cfg[C_TARGET]
+    if over:
+        row[g, TERMINATED] = 1
+    elif cfg[C_NUM_ROUNDS] == 0 and row[g, ROUND] >= cfg[C_MAX_ROUNDS]:
+        row[g, TRUNCATED] = 1
+    if row[g, TERMINATED] or row[g, TRUNCATED]:
+        row[g, PHASE] = OVER
+        row[g, CUR] = -1
+        return
+    row[g, DEALER] = (row[g, DEALER] + 1) % n
+    _deal(grid, up, closed, stock, discard, row, rng, cfg, deck, g, order, False)
+
+
+@njit(cache=True)
+def _end_turn(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, p, rewards, order):
+    """END_CHECK: the first player with six face-up cards triggers the final turns."""
+    n = cfg[C_PLAYERS]
+    row[g, TURNS] += 1
+    if row[g, TRIGGER] < 0 and _all_up(up, g, p):
+        row[g, TRIGGER] = p
+        if not cfg[C_FINAL_TURNS]:
+            _end_round(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, rewards, order)
+            return
+    if row[g, TURNS] >= cfg[C_MAX_TURNS]:  # the stalling guard
+        _end_round(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, rewards, order)
+        return
+    nxt = (p + 1) % n
+    if row[g, TRIGGER] >= 0 and nxt == row[g, TRIGGER]:
+        _end_round(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, rewards, order)
+        return
+    _start_turn(stock, discard, row, rng, g, nxt)
+
+
+@njit(cache=True, parallel=True)
+def step_kernel(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
+    """``GolfRules.apply`` in every game: one legal action each (checked by the caller)."""
+    n = cfg[C_PLAYERS]
+    for g in prange(actions.shape[0]):
+        for q in range(n):
+            rewards[g, q] = 0.0
+        a = actions[g]
+        p = row[g, CUR]
+        phase = row[g, PHASE]
+        if phase == FLIP:
+            _turn_up(grid, up, closed, g, p, a)
+            row[g, FLIPS] -= 1
+            if row[g, FLIPS] == 0 or _all_up(up, g, p):
+                nxt = (p + 1) % n
+                if nxt == (row[g, DEALER] + 1) % n:  # everyone has flipped
+                    _start_turn(stock, discard, row, rng, g, nxt)
+                else:
+                    row[g, CUR] = nxt
+                    row[g, FLIPS] = cfg[C_FLIPS]
+        elif phase == DRAW:
+            if a == DRAW_STOCK:
+                row[g, STOCK_LEN] -= 1
+                row[g, PENDING] = stock[g, row[g, STOCK_LEN]]
+                row[g, PENDING_FROM_DISCARD] = 0
+            else:
+                row[g, DISCARD_LEN] -= 1
+                row[g, PENDING] = discard[g, row[g, DISCARD_LEN]]
+                row[g, PENDING_FROM_DISCARD] = 1
+            row[g, PHASE] = PLACE
+        elif phase == PLACE:
+            x = row[g, PENDING]
+            row[g, PENDING] = -1
+            if a == DISCARD_DRAWN:
+                discard[g, row[g, DISCARD_LEN]] = x
+                row[g, DISCARD_LEN] += 1
+                if cfg[C_FLIP_AFTER] != 0 and not _all_up(up, g, p):
+                    row[g, PHASE] = FLIP_STEP
+                else:
+                    _end_turn(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, p, rewards, orders[g])
+            else:
+                discard[g, row[g, DISCARD_LEN]] = grid[g, p, a]  # revealed only now, on the pile
+                row[g, DISCARD_LEN] += 1
+                grid[g, p, a] = x
+                _turn_up(grid, up, closed, g, p, a)
+                _end_turn(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, p, rewards, orders[g])
+        else:  # FLIP_STEP
+            if a != NO_FLIP:
+                _turn_up(grid, up, closed, g, p, a)
+            _end_turn(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, p, rewards, orders[g])
+        term[g] = row[g, TERMINATED] != 0
+        trunc[g] = row[g, TRUNCATED] != 0
+
+
+@njit(cache=True, parallel=True)
+def legal_kernel(closed, up, row, cfg, mask):
+    """``GolfRules.legal_mask``: depends only on face-up/face-down status, closed columns and
+    where the pending card came from, never on a hidden card. All zeros once a game is over."""
+    for g in prange(mask.shape[0]):
+        for a in range(NUM_ACTIONS):
+            mask[g, a] = 0
+        p = row[g, CUR]
+        phase = row[g, PHASE]
+        if phase == FLIP or phase == FLIP_STEP:
+            for i in range(NUM_SLOTS):
+                if not up[g, p, i]:
+                    mask[g, i] = 1
+            if phase == FLIP_STEP and cfg[C_FLIP_AFTER] == 1:
+                mask[g, NO_FLIP] = 1
+        elif phase == DRAW:
+            if row[g, STOCK_LEN] > 0:
+                mask[g, DRAW_STOCK] = 1
+            if row[g, DISCARD_LEN] > 0 and not (closed[g, p, 0] and closed[g, p, 1] and closed[g, p, 2]):
+                mask[g, 7] = 1
+        elif phase == PLACE:
+            for i in range(NUM_SLOTS):
+                if not closed[g, p, _COLUMN[i]]:
+                    mask[g, i] = 1
+            if not row[g, PENDING_FROM_DISCARD]:
+                mask[g, DISCARD_DRAWN] = 1
+
+
+@njit(cache=True, parallel=True)
+def encode_kernel(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out):
+    """``view.view`` then ``Codec.encode``: the observation of game g from seat ``seats[g]``,
+    for the games g in ``rows``."""
+    n = cfg[C_PLAYERS]
+    copies = np.float32(offs[O_COPIES])
+    cards = offs[O_CARDS]
+    max_turns = cfg[C_MAX_TURNS]
+    round_limit = offs[O_ROUND_LIMIT]
+    for w in prange(rows.shape[0]):
+        g = rows[w]
+        me = seats[g]
+        for i in range(out.shape[1]):
+            out[g, i] = 0.0
+        for k in range(n):
+            p = (me + k) % n
+            base = k * NUM_SLOTS
+            for i in range(NUM_SLOTS):
+                if up[g, p, i]:
+                    out[g, offs[O_GRID_RANK] + (base + i) * 13 + grid[g, p, i] % 13] = 1.0
+                else:
+                    out[g, offs[O_FACE_DOWN] + base + i] = 1.0
+            for j in range(3):
+                if closed[g, p, j]:
+                    out[g, offs[O_CLOSED] + 3 * k + j] = 1.0
+            out[g, offs[O_TOTALS] + k] = np.float32(seat[g, p, TOTAL]) / np.float32(100.0)
+            out[g, offs[O_LAST_ROUND] + k] = np.float32(seat[g, p, LAST]) / np.float32(60.0)
+            if row[g, HAS_LAST]:
+                for i in range(NUM_SLOTS):
+                    out[g, offs[O_LAST_GRID] + (base + i) * 13 + last_grid[g, p, i] % 13] = 1.0
+        cur = row[g, CUR]
+        pending = row[g, PENDING]
+        if pending >= 0:
+            from_discard = row[g, PENDING_FROM_DISCARD]
+            if from_discard or cur == me:
+                out[g, offs[O_PENDING_RANK] + pending % 13] = 1.0
+            out[g, offs[O_PENDING_SOURCE] + from_discard] = 1.0
+        dl = row[g, DISCARD_LEN]
+        if dl > 0:
+            out[g, offs[O_DISCARD_TOP] + discard[g, dl - 1] % 13] = 1.0
+        for i in range(dl):
+            out[g, offs[O_DISCARD_COUNTS] + discard[g, i] % 13] += 1.0
+        for r in range(13):
+            out[g, offs[O_DISCARD_COUNTS] + r] = out[g, offs[O_DISCARD_COUNTS] + r] / copies
+        sl = row[g, STOCK_LEN]
+        out[g, offs[O_STOCK_SIZE]] = np.float32(sl / cards)
+        if row[g, STOCK_KNOWN]:
+            out[g, offs[O_STOCK_KNOWN]] = 1.0
+            for i in range(sl):
+                out[g, offs[O_STOCK_COUNTS] + stock[g, i] % 13] += 1.0
+            if pending >= 0 and not row[g, PENDING_FROM_DISCARD] and cur != me:
+                out[g, offs[O_STOCK_COUNTS] + pending % 13] += 1.0
+            for r in range(13):
+                out[g, offs[O_STOCK_COUNTS] + r] = out[g, offs[O_STOCK_COUNTS] + r] / copies
+        out[g, offs[O_PHASE] + row[g, PHASE]] = 1.0
+        if cur >= 0:
+            out[g, offs[O_TO_ACT] + (cur - me) % n] = 1.0
+        out[g, offs[O_DEALER] + (row[g, DEALER] - me) % n] = 1.0
+        if row[g, TRIGGER] >= 0:
+            out[g, offs[O_TRIGGER] + (row[g, TRIGGER] - me) % n] = 1.0
+        out[g, offs[O_TURNS]] = np.float32(row[g, TURNS] / max_turns)
+        out[g, offs[O_ROUND]] = np.float32(row[g, ROUND] / round_limit)
+
+
+@njit(cache=True)
+def current_kernel(row, out):
+    for g in range(out.shape[0]):
+        out[g] = row[g, CUR]
+
+
+@njit(cache=True)
+def results_kernel(seat, rows, n, scores, ranks, buf):
+    """Game points (each seat's total) and competition ranks, lowest total first (also on
+    truncation, §6)."""
+    for k in range(rows.shape[0]):
+        g = rows[k]
+        for p in range(n):
+            scores[g, p] = seat[g, p, TOTAL]
+            buf[p] = seat[g, p, TOTAL]
+        competition_ranks(buf, True, ranks[g])
+
+
+class Kernels:
+    """Golf's kernels for one configuration (the interface ``card_envs.vector.VectorEnv`` uses)."""
+
+    def __init__(self, rules: GolfRules):
+        cfg = rules.config
+        self.rules = rules
+        self.num_players = n = cfg.num_players
+        self.num_actions = NUM_ACTIONS
+        layout = golf_view.layout(rules)
+        self.obs_size = layout.size
+        self.deck = np.array(rules.deck(), dtype=np.int16)
+        self.cfg = np.array(
+            [n, cfg.initial_flips, int(cfg.turn_up_discard), FLIP_AFTER[cfg.flip_after_discard],
+             int(cfg.final_turns), cfg.max_turns_per_round, cfg.num_rounds or 0, cfg.target_score,
+             cfg.max_rounds, int(cfg.reward_mode == "score"), -1 if cfg.dealer == "random" else cfg.dealer],
+            dtype=np.int64,
+        )
+        self.offs = np.array(
+            [layout.by_name[name].start for name in _SEGMENTS] + [4 * cfg.decks, 52 * cfg.decks, cfg.round_limit],
+            dtype=np.int64,
+        )
+        self._no_decks = np.zeros((1, 1), dtype=np.int64)
+        self._rank_buf = np.zeros(n, dtype=np.int64)
+
+    def allocate(self, num_envs: int) -> dict[str, np.ndarray]:
+        n, c = self.num_players, len(self.deck)
+        return {
+            "grid": np.zeros((num_envs, n, NUM_SLOTS), dtype=np.int16),
+            "up": np.zeros((num_envs, n, NUM_SLOTS), dtype=np.int8),
+            "closed": np.zeros((num_envs, n, 3), dtype=np.int8),
+            "last_grid": np.zeros((num_envs, n, NUM_SLOTS), dtype=np.int16),
+            "stock": np.zeros((num_envs, c), dtype=np.int16),
+            "discard": np.zeros((num_envs, c), dtype=np.int16),
+            "seat": np.zeros((num_envs, n, 2), dtype=np.int32),
+            "row": np.zeros((num_envs, NUM_FIELDS), dtype=np.int32),
+            "rng": np.zeros(num_envs, dtype=np.uint64),
+            "order": np.zeros((num_envs, c), dtype=np.int16),  # scratch: a deal's card order
+        }
+
+    @staticmethod
+    def _game(a):
+        return (a["grid"], a["up"], a["closed"], a["last_grid"], a["stock"], a["discard"], a["seat"], a["row"])
+
+    def new_games(self, a, rows, decks) -> None:
+        stacked = decks is not None
+        new_games_kernel(*self._game(a), a["rng"], self.cfg, self.deck, rows,
+                         decks if stacked else self._no_decks, stacked, a["order"])
+
+    def step(self, a, actions, rewards, term, trunc) -> None:
+        step_kernel(*self._game(a), a["rng"], self.cfg, self.deck, actions, rewards, term, trunc, a["order"])
+
+    def legal(self, a, mask) -> None:
+        legal_kernel(a["closed"], a["up"], a["row"], self.cfg, mask)
+
+    def encode(self, a, rows, seats, out) -> None:
+        encode_kernel(*self._game(a), self.cfg, self.offs, rows, seats, out)
+
+    def current(self, a, out) -> None:
+        current_kernel(a["row"], out)
+
+    def results(self, a, rows, scores, ranks) -> None:
+        results_kernel(a["seat"], rows, self.num_players, scores, ranks, self._rank_buf)
+
+    # ----------------------------------------------------------------- exchange with rules
+    def dump(self, a, g: int) -> GolfState:
+        """Game g as a ``GolfState`` (its ``rng`` a numpy Generator seeded from the row's)."""
+        n = self.num_players
+        r = a["row"][g]
+        s = GolfState()
+        s.grid = [[int(c) for c in a["grid"][g, p]] for p in range(n)]
+        s.face_up = [[bool(u) for u in a["up"][g, p]] for p in range(n)]
+        s.closed = [[bool(c) for c in a["closed"][g, p]] for p in range(n)]
+        s.stock = [int(c) for c in a["stock"][g, : r[STOCK_LEN]]]
+        s.discard = [int(c) for c in a["discard"][g, : r[DISCARD_LEN]]]
+        s.pending = None if r[PENDING] < 0 else int(r[PENDING])
+        s.pending_from_discard = bool(r[PENDING_FROM_DISCARD])
+        s.phase = int(r[PHASE])
+        s.current_player = int(r[CUR])
+        s.flips_left = int(r[FLIPS])
+        s.dealer = int(r[DEALER])
+        s.trigger = None if r[TRIGGER] < 0 else int(r[TRIGGER])
+        s.turns = int(r[TURNS])
+        s.round = int(r[ROUND])
+        s.totals = [int(x) for x in a["seat"][g, :, TOTAL]]
+        s.last_round = [int(x) for x in a["seat"][g, :, LAST]]
+        s.terminated = bool(r[TERMINATED])
+        s.truncated = bool(r[TRUNCATED])
+        s.stock_known = bool(r[STOCK_KNOWN])
+        s.last_layouts = [[int(c) for c in a["last_grid"][g, p]] for p in range(n)] if r[HAS_LAST] else None
+        s.rng = np.random.default_rng(int(a["rng"][g]))
+        return s
+
+    def load(self, a, g: int, s: GolfState) -> None:
+        """Make game g the state ``s`` (the row's generator goes on)."""
+        n = self.num_players
+        r = a["row"][g]
+        for p in range(n):
+            a["grid"][g, p] = s.grid[p]
+            a["up"][g, p] = s.face_up[p]
+            a["closed"][g, p] = s.closed[p]
+            a["last_grid"][g, p] = s.last_layouts[p] if s.last_layouts is not None else 0
+        a["stock"][g, : len(s.stock)] = s.stock
+        a["discard"][g, : len(s.discard)] = s.discard
+        a["seat"][g, :, TOTAL] = s.totals
+        a["seat"][g, :, LAST] = s.last_round
+        r[STOCK_LEN] = len(s.stock)
+        r[DISCARD_LEN] = len(s.discard)
+        r[PENDING] = -1 if s.pending is None else s.pending
+        r[PENDING_FROM_DISCARD] = int(s.pending_from_discard)
+        r[PHASE] = s.phase
+        r[CUR] = s.current_player
+        r[FLIPS] = getattr(s, "flips_left", 0) or 0
+        r[DEALER] = s.dealer
+        r[TRIGGER] = -1 if s.trigger is None else s.trigger
+        r[TURNS] = s.turns
+        r[ROUND] = s.round
+        r[TERMINATED] = int(s.terminated)
+        r[TRUNCATED] = int(s.truncated)
+        r[STOCK_KNOWN] = int(s.stock_known)
+        r[HAS_LAST] = int(s.last_layouts is not None)

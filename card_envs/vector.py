@@ -1,0 +1,396 @@
+"""The batched engine every game shares: thousands of games stepped at once, at compiled speed.
+
+``card_envs.<game>_v0.vector_env(num_envs=1024, **options)`` takes exactly the options of
+``env()`` and plays ``num_envs`` independent games of that configuration side by side::
+
+    venv = card_envs.golf_v0.vector_env(num_envs=1024, num_players=2, num_rounds=1)
+    obs, infos = venv.reset(seed=0)              # or options={"decks": [deck_0, ..., deck_N-1]}
+    obs["observation"]       # (N, D) float32: each game's observation from its player to act
+    obs["action_mask"]       # (N, A) int8
+    obs["current_player"]    # (N,) int64: the seat to act in each game
+    obs, rewards, terminations, truncations, infos = venv.step(actions)   # actions: (N,) ints
+    rewards                  # (N, num_players) float32: every seat's reward from this step
+    venv.observe(seats)      # (N, D) float32: each game's observation from the given seat
+    venv.sample_actions(rng) # (N,) uniformly random legal actions
+    venv.get_state(i), venv.set_state(i, state)   # game i as the rules engine's state, and back
+
+It is the same game as ``raw_env()``: for the same state and action, the observations (every seat),
+masks, rewards, scores, ranks, terminations and truncations are byte-identical; the differential
+tests (``tests/vector/``) check that step by step. The pure-Python rules stay the readable
+reference; each game's ``kernels.py`` is its batched twin.
+
+**Autoreset** (``metadata["autoreset_mode"]`` is Gymnasium's ``AutoresetMode.SAME_STEP``): a game
+that ends in a step is restarted in place in that same step, so the observation returned for it is
+the new game's first. What the finished game left is in ``infos``:
+
+- ``infos["final_obs"]``: ``(N, num_players, D)`` float32, every seat's final observation;
+- ``infos["final_info"]["score"]`` ``(N, num_players)`` float64 and ``["rank"]`` int64: the final
+  scores and competition ranks (1 = best), as ``raw_env()``'s ``infos[agent]`` has them;
+- ``infos["_final_obs"]``, ``infos["_final_info"]`` (and ``final_info["_score"]``, ``["_rank"]``):
+  ``(N,)`` bool, True for the games that ended in this step (Gymnasium's vector-info convention).
+
+The rewards, terminations and truncations of that step are the finished game's.
+
+**Buffers are preallocated and reused**: every array returned by ``reset``, ``step``, ``observe``
+and ``sample_actions`` (and those inside ``infos``) is overwritten by the next call. Copy what you
+keep (``obs["observation"].copy()``).
+
+**Randomness** lives in the games: each row has its own small generator (splitmix64) seeded from
+``reset(seed)``, so a batch's trajectories depend only on the seed and the actions — not on the
+thread count, the batch order or any global generator. The rows' streams are not numpy's, so a
+game of ``vector_env`` and one of ``raw_env`` from the same seed deal different cards; the same
+*state* plays identically (``set_state``).
+
+**Bad input** is a ValueError naming the problem and what is allowed, and changes nothing: an
+illegal action names the game index, the action and the legal set; wrong shapes, dtypes, seats and
+decks are refused before any game moves.
+
+Needs numba (``pip install "card_envs[vector]"``); ``import card_envs`` works without it and
+``vector_env`` then raises an ImportError naming the extra.
+
+A game supplies a *kernels* object (``card_envs/<game>/kernels.py``) with fixed-shape state arrays
+(one row per game) and compiled kernels::
+
+    Kernels(rules)                      constants of one configuration
+    .num_players, .num_actions, .obs_size
+    .allocate(n) -> dict[str, ndarray]  the state arrays of n games
+    .new_games(arrays, rows, decks)     deal new games in the given rows (decks: (len(rows), C)
+                                        card ints, top first, or None to shuffle with each row's rng)
+    .step(arrays, actions, rewards, terminated, truncated)     one action in every game
+    .legal(arrays, mask)                the legal mask of each game's player to act
+    .encode(arrays, rows, seats, out)   observation of each game g in rows from seat seats[g]
+    .current(arrays, out)               the seat to act in each game
+    .results(arrays, rows, scores, ranks)   final scores and competition ranks
+    .dump(arrays, i) -> rules state     load(arrays, i, state)   the exchange with the rules engine
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:  # numba is an optional dependency: the `vector` extra
+    import numba
+    from numba import njit
+except ImportError as exc:  # pragma: no cover - exercised by tests that hide numba
+    raise ImportError(
+        "card_envs' batched engine (vector_env) needs numba: pip install \"card_envs[vector]\""
+    ) from exc
+
+from gymnasium.vector import AutoresetMode
+
+# ------------------------------------------------------------------------ per-row randomness
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, inline="always")
+def next_u64(rng, g):
+    """splitmix64: the next 64 random bits of game ``g``'s generator (state ``rng[g]``)."""
+    z = rng[g] + _GOLDEN
+    rng[g] = z
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def randbelow(rng, g, n):
+    """A uniform integer in 0..n-1 from game ``g``'s generator (rejection: no modulo bias)."""
+    un = np.uint64(n)
+    threshold = (np.uint64(0) - un) % un
+    while True:
+        r = next_u64(rng, g)
+        if r >= threshold:
+            return np.int64(r % un)
+
+
+@njit(cache=True)
+def shuffle(rng, g, a, length):
+    """Fisher–Yates shuffle of ``a[:length]`` in place with game ``g``'s generator."""
+    for i in range(length - 1, 0, -1):
+        j = randbelow(rng, g, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+
+
+@njit(cache=True)
+def rank_rewards(ranks, out):
+    """Terminal zero-sum rewards from competition ranks (``card_envs.scoring.rank_rewards``):
+    places are worth +1 (first) down to -1 (last) in equal steps, tied seats share the average of
+    the places they occupy; one player alone gets 0."""
+    n = ranks.shape[0]
+    if n == 1:
+        out[0] = 0.0
+        return
+    for p in range(n):
+        r = ranks[p]
+        tied = 0
+        for q in range(n):
+            if ranks[q] == r:
+                tied += 1
+        total = 0.0
+        for place in range(r - 1, r - 1 + tied):
+            total += 1.0 - 2.0 * place / (n - 1)
+        out[p] = total / tied
+
+
+@njit(cache=True)
+def competition_ranks(values, lower_is_better, out):
+    """Standard competition ranking (1, 1, 3, 4), as ``card_envs.scoring.competition_ranks``."""
+    n = values.shape[0]
+    for p in range(n):
+        better = 0
+        for q in range(n):
+            if (values[q] < values[p]) if lower_is_better else (values[q] > values[p]):
+                better += 1
+        out[p] = 1 + better
+
+
+@njit(cache=True)
+def _first_illegal(mask, actions):
+    for g in range(actions.shape[0]):
+        a = actions[g]
+        if a < 0 or a >= mask.shape[1] or mask[g, a] == 0:
+            return g
+    return -1
+
+
+@njit(cache=True)
+def _sample(mask, rng, out):
+    """A uniformly random legal action per game, from the caller's generator state ``rng[0]``."""
+    for g in range(mask.shape[0]):
+        count = 0
+        for a in range(mask.shape[1]):
+            count += mask[g, a]
+        k = randbelow(rng, 0, count)
+        for a in range(mask.shape[1]):
+            if mask[g, a]:
+                if k == 0:
+                    out[g] = a
+                    break
+                k -= 1
+
+
+@njit(cache=True)
+def _finish_rewards(rows, ranks, rewards, reward_mode_rank, buf):
+    """Add the rank rewards of the games that ended (rank mode), as the AEC env pays them."""
+    if not reward_mode_rank:
+        return
+    for k in range(rows.shape[0]):
+        g = rows[k]
+        rank_rewards(ranks[g], buf)
+        for p in range(buf.shape[0]):
+            rewards[g, p] = np.float32(np.float64(rewards[g, p]) + buf[p])
+
+
+class VectorEnv:
+    """``num_envs`` games of one configuration stepped together (see the module docstring)."""
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, name: str, rules: Any, kernels: Any, num_envs: int):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        self.metadata = {**VectorEnv.metadata, "name": name}
+        self.rules = rules
+        self.kernels = kernels
+        self.num_envs = n = int(num_envs)
+        self.num_players = p = kernels.num_players
+        self.num_actions = a = kernels.num_actions
+        self.obs_size = d = kernels.obs_size
+        self.possible_agents = [f"player_{i}" for i in range(p)]
+        self.arrays = kernels.allocate(n)
+        self._all_rows = np.arange(n, dtype=np.int64)
+        self._obs = np.zeros((n, d), dtype=np.float32)
+        self._observed = np.zeros((n, d), dtype=np.float32)
+        self._mask = np.zeros((n, a), dtype=np.int8)
+        self._current = np.zeros(n, dtype=np.int64)
+        self._rewards = np.zeros((n, p), dtype=np.float32)
+        self._term = np.zeros(n, dtype=np.bool_)
+        self._trunc = np.zeros(n, dtype=np.bool_)
+        self._done = np.zeros(n, dtype=np.bool_)
+        self._final_obs = np.zeros((n, p, d), dtype=np.float32)
+        self._score = np.zeros((n, p), dtype=np.float64)
+        self._rank = np.zeros((n, p), dtype=np.int64)
+        self._seat_buf = np.zeros(n, dtype=np.int64)
+        self._reward_buf = np.zeros(p, dtype=np.float64)
+        self._actions = np.zeros(n, dtype=np.int64)
+        self._sampled = np.zeros(n, dtype=np.int64)
+        self._sample_rng = np.zeros(1, dtype=np.uint64)
+        self._reward_rank = rules.reward_mode == "rank"
+        self._obs_dict = {"observation": self._obs, "action_mask": self._mask, "current_player": self._current}
+        self._final_info = {"score": self._score, "rank": self._rank, "_score": self._done, "_rank": self._done}
+        self._infos = {"final_obs": self._final_obs, "_final_obs": self._done, "final_info": self._final_info, "_final_info": self._done}
+        self._ready = False
+
+    # ----------------------------------------------------------------------------- reset
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """New games in every row. ``seed`` makes the whole batch reproducible bit for bit;
+        ``options={"decks": [...]}`` deals game i from stacked deck i (top card first, as
+        ``raw_env().reset(options={"deck": ...})``); later games shuffle with each row's rng."""
+        decks = None
+        if options:
+            unknown = sorted(set(options) - {"decks"})
+            if unknown:
+                raise ValueError(f"unknown reset option(s) {unknown}; vector_env knows ['decks']")
+            if options.get("decks") is not None:
+                decks = self._check_decks(options["decks"])
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+            seeds = np.random.SeedSequence(int(seed)).generate_state(self.num_envs + 1, dtype=np.uint64)
+        elif not self._ready:
+            seeds = np.random.SeedSequence().generate_state(self.num_envs + 1, dtype=np.uint64)
+        else:
+            seeds = None
+        if seeds is not None:
+            self.arrays["rng"][:] = seeds[:-1]
+            self._sample_rng[0] = seeds[-1]
+        self.kernels.new_games(self.arrays, self._all_rows, decks)
+        self._done[:] = False
+        self._rewards[:] = 0.0
+        self._ready = True
+        self._refresh()
+        return self._obs_dict, self._infos
+
+    def _check_decks(self, decks: Any) -> np.ndarray:
+        from card_envs import cards
+
+        if isinstance(decks, (str, bytes)) or not hasattr(decks, "__len__") or len(decks) != self.num_envs:
+            got = len(decks) if hasattr(decks, "__len__") and not isinstance(decks, (str, bytes)) else type(decks).__name__
+            raise ValueError(f"options['decks'] must hold one stacked deck per game ({self.num_envs}), got {got}")
+        expected = self.rules.deck()
+        out = np.zeros((self.num_envs, len(expected)), dtype=np.int64)
+        for i, deck in enumerate(decks):
+            try:
+                out[i] = cards.check_stacked_deck(deck, expected, self.metadata["name"])
+            except ValueError as exc:
+                raise ValueError(f"options['decks'][{i}]: {exc}") from None
+        return out
+
+    # ------------------------------------------------------------------------------ step
+    def step(self, actions: Any):
+        """One action in every game (``actions[i]`` for game i's player to act)."""
+        if not self._ready:
+            raise RuntimeError("reset() needs to be called before step")
+        acts = self._check_actions(actions)
+        bad = _first_illegal(self._mask, acts)
+        if bad >= 0:
+            legal = np.flatnonzero(self._mask[bad]).tolist()
+            raise ValueError(
+                f"game {bad}: action {int(acts[bad])} is illegal for player_{int(self._current[bad])}; "
+                f"legal actions: {legal}"
+            )
+        k = self.kernels
+        k.step(self.arrays, acts, self._rewards, self._term, self._trunc)
+        np.logical_or(self._term, self._trunc, out=self._done)
+        if self._done.any():
+            rows = np.flatnonzero(self._done)
+            for seat in range(self.num_players):
+                self._seat_buf[:] = seat
+                k.encode(self.arrays, rows, self._seat_buf, self._observed)
+                self._final_obs[rows, seat] = self._observed[rows]
+            k.results(self.arrays, rows, self._score, self._rank)
+            _finish_rewards(rows, self._rank, self._rewards, self._reward_rank, self._reward_buf)
+            k.new_games(self.arrays, rows, None)
+        self._refresh()
+        return self._obs_dict, self._rewards, self._term, self._trunc, self._infos
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},) (one per game), got {a.shape}")
+        if not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be integers (an index in 0..{self.num_actions - 1} per game), got dtype {a.dtype}")
+        self._actions[:] = a
+        return self._actions
+
+    def _refresh(self) -> None:
+        k = self.kernels
+        k.current(self.arrays, self._current)
+        k.legal(self.arrays, self._mask)
+        k.encode(self.arrays, self._all_rows, self._current, self._obs)
+
+    # ---------------------------------------------------------------------------- observe
+    def observe(self, seats: Any) -> np.ndarray:
+        """``(N, D)``: game i's observation from seat ``seats[i]`` (a reused buffer)."""
+        if not self._ready:
+            raise RuntimeError("reset() needs to be called before observe")
+        s = np.asarray(seats)
+        if s.shape != (self.num_envs,) or not np.issubdtype(s.dtype, np.integer):
+            raise ValueError(f"seats must be an int array of shape ({self.num_envs},), got {s.dtype} {s.shape}")
+        if s.min() < 0 or s.max() >= self.num_players:
+            raise ValueError(f"seats must be in 0..{self.num_players - 1}, got {int(s.min())}..{int(s.max())}")
+        self._seat_buf[:] = s
+        self.kernels.encode(self.arrays, self._all_rows, self._seat_buf, self._observed)
+        return self._observed
+
+    def sample_actions(self, rng: np.random.Generator | int | None = None) -> np.ndarray:
+        """``(N,)`` uniformly random legal actions (a reused buffer). ``rng``: a numpy Generator
+        or an int seed reseeds the sampler; None continues the sampler seeded by ``reset``."""
+        if not self._ready:
+            raise RuntimeError("reset() needs to be called before sample_actions")
+        if rng is not None:
+            if isinstance(rng, np.random.Generator):
+                self._sample_rng[0] = rng.integers(0, 2**63, dtype=np.uint64)
+            elif isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+                self._sample_rng[0] = np.random.SeedSequence(int(rng)).generate_state(1, dtype=np.uint64)[0]
+            else:
+                raise ValueError(f"rng must be a numpy Generator, an int seed or None, got {type(rng).__name__}")
+        _sample(self._mask, self._sample_rng, self._sampled)
+        return self._sampled
+
+    # -------------------------------------------------------------------- state exchange
+    def _check_index(self, i: Any) -> int:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+            raise ValueError(f"game index must be an int in 0..{self.num_envs - 1}, got {i!r}")
+        return int(i)
+
+    def get_state(self, i: int):
+        """Game i as a state of the rules engine behind ``raw_env()`` (a copy)."""
+        if not self._ready:
+            raise RuntimeError("reset() needs to be called before get_state")
+        return self.kernels.dump(self.arrays, self._check_index(i))
+
+    def set_state(self, i: int, state: Any) -> None:
+        """Make game i the given rules-engine state (from ``raw_env().unwrapped.game_state`` or
+        ``get_state``); its own generator goes on. A finished game cannot be loaded."""
+        if not self._ready:
+            raise RuntimeError("reset() needs to be called before set_state")
+        i = self._check_index(i)
+        if state.terminated or state.truncated:
+            raise ValueError("set_state needs a game in progress, got a finished one")
+        self.kernels.load(self.arrays, i, state)
+        self._refresh()
+
+    def close(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return f"<VectorEnv {self.metadata['name']} num_envs={self.num_envs} num_players={self.num_players}>"
+
+
+def numba_threads() -> int:
+    """Threads the kernels' ``prange`` loops use (``numba.set_num_threads`` changes it)."""
+    return numba.get_num_threads()
+
+
+def make(game: str, num_envs: int, options: dict[str, Any]) -> VectorEnv:
+    """The batched engine of ``card_envs.<game>_v0`` with ``env()``'s options (``vector_env``)."""
+    import importlib
+
+    import card_envs
+
+    name = f"{game}_v0"
+    module = card_envs.ENVIRONMENTS[name]
+    options = dict(options)
+    render_mode = options.pop("render_mode", None)
+    if render_mode is not None:
+        raise ValueError(f"vector_env renders nothing: render_mode must be None, got {render_mode!r}")
+    rules = module.raw_env.Rules(**options)
+    kernels = importlib.import_module(f"card_envs.{game}.kernels").Kernels(rules)
+    return VectorEnv(name, rules, kernels, num_envs)

@@ -1,0 +1,193 @@
+"""The batched engine's API: reproducibility, autoreset, bad input, state exchange, decks."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import card_envs  # noqa: E402
+from card_envs import vector  # noqa: E402
+from card_envs.vector import AutoresetMode  # noqa: E402
+
+CONFIG = {"num_players": 3, "num_rounds": 1}
+
+
+def make(n=16, **cfg):
+    return vector.make("golf", n, cfg or CONFIG)
+
+
+def _trajectory(venv, seed, steps=150):
+    obs, _ = venv.reset(seed=seed)
+    out = [obs["observation"].copy()]
+    venv.sample_actions(seed)
+    for _ in range(steps):
+        obs, rew, term, trunc, _ = venv.step(venv.sample_actions())
+        out.append(np.concatenate([obs["observation"].ravel(), rew.ravel(), term, trunc]).astype(np.float32))
+    return out
+
+
+def test_the_same_seed_gives_the_same_batch_trajectories_whatever_the_global_generators_do():
+    a = _trajectory(make(), 7)
+    np.random.seed(123)
+    random.seed(123)
+    np.random.random(1000)
+    b = _trajectory(make(), 7)
+    assert all(x.tobytes() == y.tobytes() for x, y in zip(a, b))
+    c = _trajectory(make(), 8)
+    assert any(x.tobytes() != y.tobytes() for x, y in zip(a, c)), "another seed played the same games"
+
+
+def test_games_in_one_batch_are_different_games():
+    venv = make()
+    obs, _ = venv.reset(seed=1)
+    states = [venv.get_state(i) for i in range(venv.num_envs)]
+    assert len({tuple(map(tuple, s.grid)) for s in states}) == venv.num_envs
+
+
+def test_autoreset_restarts_a_finished_game_in_the_same_step_with_its_final_infos():
+    venv = make(8)
+    assert venv.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    venv.reset(seed=2)
+    finished = 0
+    for _ in range(400):
+        before = [venv.get_state(i) for i in range(venv.num_envs)]
+        obs, rew, term, trunc, infos = venv.step(venv.sample_actions())
+        done = term | trunc
+        assert (infos["_final_obs"] == done).all() and (infos["_final_info"] == done).all()
+        for i in np.flatnonzero(done):
+            finished += 1
+            fi = infos["final_info"]
+            s = before[i]
+            # the finished game's totals are final scores; the new game starts from nothing
+            assert list(fi["score"][i]) == [t + 0 for t in fi["score"][i]]
+            assert sorted(fi["rank"][i]) [0] == 1
+            new = venv.get_state(i)
+            assert new.round == 0 and new.turns == 0 and new.totals == [0] * 3 and not new.terminated
+            assert obs["observation"][i].tobytes() != infos["final_obs"][i, obs["current_player"][i]].tobytes()
+            assert rew[i].sum() == pytest.approx(0.0, abs=1e-6), "rank rewards are zero-sum"
+            assert s.round == 0  # one-round games: the game that ended was in its first round
+        if finished >= 8:
+            break
+    assert finished >= 8
+
+
+def test_illegal_actions_are_a_value_error_naming_the_game_and_nothing_moves():
+    venv = make(4)
+    venv.reset(seed=3)
+    arrays = {k: v.copy() for k, v in venv.arrays.items()}
+    actions = venv.sample_actions().copy()
+    bad = int(np.flatnonzero(venv._mask[2] == 0)[0])
+    actions[2] = bad
+    with pytest.raises(ValueError, match=rf"game 2: action {bad} is illegal .* legal actions: \["):
+        venv.step(actions)
+    assert all((venv.arrays[k] == arrays[k]).all() for k in arrays), "a rejected step changed a game"
+
+
+@pytest.mark.parametrize(
+    "actions, message",
+    [
+        (np.zeros(3, dtype=np.int64), r"shape \(4,\)"),
+        (np.zeros((4, 1), dtype=np.int64), r"shape \(4,\)"),
+        (np.zeros(4, dtype=np.float32), "integers"),
+        (np.full(4, 99), "illegal"),
+        (np.full(4, -1), "illegal"),
+    ],
+)
+def test_bad_action_arrays_are_value_errors(actions, message):
+    venv = make(4)
+    venv.reset(seed=0)
+    with pytest.raises(ValueError, match=message):
+        venv.step(actions)
+
+
+def test_bad_options_sizes_seats_and_decks_are_value_errors():
+    with pytest.raises(ValueError, match="num_envs"):
+        make(0)
+    with pytest.raises(ValueError, match="num_players"):
+        vector.make("golf", 4, {"num_players": 1})
+    with pytest.raises(ValueError, match="unknown"):
+        vector.make("golf", 4, {"bogus": 1})
+    venv = make(4)
+    venv.reset(seed=0)
+    with pytest.raises(ValueError, match="seats"):
+        venv.observe(np.full(4, 3))
+    with pytest.raises(ValueError, match="seats"):
+        venv.observe(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="one stacked deck per game"):
+        venv.reset(options={"decks": [["As"] * 52]})
+    deck = card_envs.cards.format_many(range(52)).split()
+    with pytest.raises(ValueError, match=r"decks'\]\[1\]"):
+        venv.reset(options={"decks": [deck, deck[:-1], deck, deck]})
+    with pytest.raises(ValueError, match="unknown reset option"):
+        venv.reset(options={"deck": deck})
+    with pytest.raises(ValueError, match="game index"):
+        venv.get_state(4)
+    with pytest.raises(ValueError, match="seed"):
+        venv.reset(seed=-1)
+
+
+def test_stacked_decks_deal_as_raw_env_does():
+    cfg = {"num_players": 2, "num_rounds": 1, "dealer": 0}
+    rng = np.random.default_rng(0)
+    decks = [card_envs.cards.format_many(rng.permutation(52)).split() for _ in range(3)]
+    venv = vector.make("golf", 3, cfg)
+    venv.reset(seed=0, options={"decks": decks})
+    for i, deck in enumerate(decks):
+        env = card_envs.golf_v0.raw_env(**cfg)
+        env.reset(seed=0, options={"deck": deck})
+        for p, agent in enumerate(env.possible_agents):
+            seats = np.full(3, p)
+            assert venv.observe(seats)[i].tobytes() == env.observe(agent)["observation"].tobytes()
+
+
+def test_get_state_and_set_state_round_trip():
+    venv = make(6)
+    venv.reset(seed=4)
+    for _ in range(30):
+        venv.step(venv.sample_actions())
+    s = venv.get_state(1)
+    venv.set_state(4, s)
+    for p in range(3):
+        x = venv.observe(np.full(6, p))
+        assert x[1].tobytes() == x[4].tobytes()
+    t = venv.get_state(4)
+    rules = venv.rules
+    assert rules.zones(t) == rules.zones(s)
+    for field in ("phase", "current_player", "dealer", "trigger", "turns", "round", "totals", "pending", "stock_known"):
+        assert getattr(t, field) == getattr(s, field), field
+    # a raw env given the dumped state observes what the vector row observes
+    env = card_envs.golf_v0.raw_env(**CONFIG)
+    env.reset(seed=0)
+    env.game_state = t
+    for p, agent in enumerate(env.possible_agents):
+        assert env.observe(agent)["observation"].tobytes() == venv.observe(np.full(6, p))[4].tobytes()
+
+
+def test_buffers_are_reused_between_steps():
+    venv = make(4)
+    obs, _ = venv.reset(seed=0)
+    first = obs["observation"]
+    obs2, rewards, *_ = venv.step(venv.sample_actions())
+    assert obs2["observation"] is first
+    obs3, rewards2, *_ = venv.step(venv.sample_actions())
+    assert rewards2 is rewards
+
+
+def test_import_card_envs_works_without_numba_and_vector_env_names_the_extra():
+    code = (
+        "import sys; sys.modules['numba'] = None\n"
+        "import card_envs\n"
+        "env = card_envs.golf_v0.env(); env.reset(seed=0)\n"
+        "try:\n"
+        "    card_envs.golf_v0.vector_env(num_envs=2)\n"
+        "except ImportError as e:\n"
+        "    print('IMPORT ERROR:', e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "IMPORT ERROR:" in out and "card_envs[vector]" in out
