@@ -272,8 +272,32 @@ class PPOAgent:
         return policy.choose(x, observation["action_mask"], self.deterministic, self.rng)
 
 
+def publish_run(run_dir: str | Path, command: str, note: str, dst_dir: str | Path = PRETRAINED_DIR) -> list[Path]:
+    """Ship a finished training run as ``agents.load("ppo")``'s policy for its game: the small
+    policy file, its evaluation curve, and a JSON of the command, the configuration and the final
+    evaluation (what ``python -m training.baselines --pretrained`` tabulates)."""
+    run = Path(run_dir)
+    config = json.loads((run / "config.json").read_text())
+    name = config["env_name"]
+    dst = Path(dst_dir)
+    out = [export_policy(run / "final.zip", dst / f"{name}.zip", note=f"{command} ({note})")]
+    curve = dst / f"{name}.eval.csv"
+    curve.write_text((run / "eval.csv").read_text())
+    meta = {
+        "command": command,
+        "note": note,
+        "final_evaluation": json.loads((run / "final_eval.json").read_text()),
+        "config": config,
+        "learning_curve": curve.name,
+    }
+    meta_path = dst / f"{name}.json"
+    meta_path.write_text(json.dumps(meta, indent=1, default=str) + "\n")
+    return out + [curve, meta_path]
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.ppo export RUN/final.zip agents/pretrained/<env_name>.zip``"""
+    """``python -m agents.ppo export RUN/final.zip agents/pretrained/<env_name>.zip``;
+    ``python -m agents.ppo publish RUN_DIR --command "..."`` (ships a run as the pretrained policy)."""
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m agents.ppo", description="PPO policy files")
@@ -284,10 +308,18 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--note", help="free text stored in the metadata (e.g. the command that trained it)")
     info = sub.add_parser("info", help="print a policy file's metadata")
     info.add_argument("path")
+    pub = sub.add_parser("publish", help="ship a run folder as its game's pretrained policy (agents/pretrained)")
+    pub.add_argument("run_dir")
+    pub.add_argument("--command", required=True, help="the command that trained it (recorded)")
+    pub.add_argument("--note", default="trained on the project's 2-core machine; a time-bounded run, so the step count depends on the machine")
+    pub.add_argument("--dst", default=str(PRETRAINED_DIR))
     args = ap.parse_args(argv)
     if args.cmd == "export":
         extra = {"note": args.note} if args.note else {}
         print(export_policy(args.src, args.dst, **extra))
+    elif args.cmd == "publish":
+        for path in publish_run(args.run_dir, args.command, args.note, args.dst):
+            print(path)
     else:
         print(json.dumps(load_policy(args.path)[1], indent=2))
     return 0

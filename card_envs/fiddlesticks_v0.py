@@ -1,6 +1,13 @@
 """Fiddlesticks, PettingZoo module convention: ``card_envs.fiddlesticks_v0.env()``."""
 
-from card_envs.fiddlesticks.env import BENCHMARK_CONFIG, CONFORMANCE_CONFIGS, env, raw_env  # noqa: F401
+from card_envs.fiddlesticks.env import (  # noqa: F401
+    BENCHMARK_CONFIG,
+    CONFORMANCE_CONFIGS,
+    PROCESS_CONFIGS,
+    RARE_BRANCHES,
+    env,
+    raw_env,
+)
 
 __all__ = ["env", "raw_env"]
 __doc__ = raw_env.__doc__

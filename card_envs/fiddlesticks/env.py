@@ -56,7 +56,11 @@ do not matter). The view holds the player's own hand, every face-up card, face-d
 hand sizes, the pile (top rank, length of the top run, counts of every rank), the cleared
 cards, the stock size and, for every seat, the hand cards everybody knows about: cards picked up
 with the pile or a failed blind card, face-up cards taken into the hand, dealt face-up cards
-swapped into the hand, less the copies of those ranks played since. Face-down cards are unknown
+swapped into the hand, less the copies of those ranks played since. `absent` adds, per seat and
+rank, what a forced pick-up showed: without `voluntary_pickup` a player picks up only when nothing
+in its hand fits, so it holds no card of the ranks playable on that top card (2s, 10s and what the
+comparison allows) beyond its known cards (it picks up the pile's cards in full view); the flags
+last until that player next draws from the stock (an unseen card comes in). Face-down cards are unknown
 to everyone until turned; SWAP choices stay hidden until all players have picked (until then
 every seat's row shows the dealt face-up cards). The layout (generated from
 `card_envs/fiddlesticks/view.py`, here for the default N = 4, 2 decks, `max_turns` 1000):
@@ -96,13 +100,17 @@ stock, its top the next card in the list.
 ## Version history
 
 - v0: first release.
+- v0 (issue 13): new `absent` segment (N×13): the ranks each seat is publicly known to hold no
+  more of than its `known` cards, from forced pick-ups, until it draws; the rendering shows them
+  ("no other …"). The SWAP-phase rendering no longer lists a card already picked in the hand.
+  Adds the process-property hooks (`reveals`, `RARE_BRANCHES`, `PROCESS_CONFIGS`).
 """
 
 from __future__ import annotations
 
 from card_envs.base import CardGameEnv, env_constructors
 from card_envs.fiddlesticks import view as fs_view
-from card_envs.fiddlesticks.rules import FiddlesticksRules
+from card_envs.fiddlesticks.rules import PLAY, PLAYABLE, SWAP, TEN, FiddlesticksRules
 
 
 class raw_env(CardGameEnv):
@@ -130,3 +138,59 @@ CONFORMANCE_CONFIGS = [
 ]
 #: the configuration of the issue's speed target
 BENCHMARK_CONFIG = {"num_players": 4}
+
+
+# ------------------------------------------------------------------ the process property
+def _is_pickup(before, action, after) -> bool:
+    """A PICKUP: the pile went into the actor's hand (a failed blind also takes the pile, but the
+    actor's hand was empty and a face-down slot was turned)."""
+    p = before.current_player
+    return (
+        before.phase == PLAY and bool(before.pile) and before.hand_size[p] > 0
+        and not after.pile and after.cleared_counts == before.cleared_counts
+        and after.hand_size[p] == before.hand_size[p] + len(before.pile)
+    )
+
+
+def _playable_in_hand(s) -> bool:
+    p, ok = s.current_player, PLAYABLE[s.run_rank]
+    return any(c and ok[r] for r, c in enumerate(s.hand_counts[p]))
+
+
+def _played_rank(before, after) -> int | None:
+    """The rank put on the pile by a PLAY or BLIND that cleared it (None if it did not clear)."""
+    if before.phase != PLAY or sum(after.cleared_counts) == sum(before.cleared_counts):
+        return None
+    for r, (a, b, pc) in enumerate(zip(after.cleared_counts, before.cleared_counts, before.pile_counts)):
+        if a - b - pc > 0:
+            return r
+    return None
+
+
+#: events the process property must check at least once (tests/conformance/process.py)
+RARE_BRANCHES = {
+    "swap pick from the hand (hidden commit)": lambda b, a, n: (
+        b.phase == SWAP and n.phase == SWAP
+        and sum(n.hand_counts[b.current_player]) < sum(b.hand_counts[b.current_player])
+    ),
+    "forced pick-up": lambda b, a, n: _is_pickup(b, a, n) and not _playable_in_hand(b),
+    "voluntary pick-up": lambda b, a, n: _is_pickup(b, a, n) and _playable_in_hand(b),
+    "blind play that fails": lambda b, a, n: (
+        b.phase == PLAY and b.hand_size[b.current_player] == 0 and n.hand_size[b.current_player] > 0
+    ),
+    "blind play that fits": lambda b, a, n: (
+        b.phase == PLAY and b.hand_size[b.current_player] == 0 and n.hand_size[b.current_player] == 0
+    ),
+    "four in a row clears the pile": lambda b, a, n: _played_rank(b, n) not in (None, TEN),
+    "a 10 burns the pile": lambda b, a, n: _played_rank(b, n) == TEN and sum(b.pile_counts) > 0,
+}
+
+#: the configurations the process property runs: few and small enough to be quick, and between
+#: them reaching every rare branch (voluntary pick-ups need the option; one deck and five players
+#: leave a 7-card stock, so blind plays come early)
+PROCESS_CONFIGS = [
+    {"num_players": 4},
+    {"num_players": 2, "end_mode": "rank_all", "voluntary_pickup": True, "max_turns": 300},
+    {"num_players": 3, "num_decks": 1, "dealer": 0},
+    {"num_players": 5, "num_decks": 1, "end_mode": "rank_all", "max_turns": 150},
+]

@@ -112,14 +112,16 @@ class FiddlesticksState:
     Per player p: ``hand[p][r]`` the card ints of rank r in the hand (with ``hand_counts`` and
     ``hand_size`` kept alongside), ``face_up[p]`` the face-up cards, ``face_down[p][j]`` the card
     in face-down slot j (None once turned), ``known[p][r]`` how many rank-r cards in the hand
-    everybody knows about (a public lower bound). The stock is a list whose *end* is the top,
+    everybody knows about (a public lower bound), ``absent[p][r]`` True when everybody knows that p
+holds no rank-r card beyond those ``known[p][r]`` (a forced pick-up showed that nothing in p's
+hand fitted the pile, and p's hand has gained no unseen card since). The stock is a list whose *end* is the top,
     the pile a list whose end is the top, with ``run_rank``/``run_len`` the rank and length of
     its top run of equal ranks. In the SWAP phase ``picked[p]`` holds the cards p has chosen
     (taken out of hand/face-up); ``dealt_up``/``dealt_hand`` remember the dealt rank counts.
     """
 
     __slots__ = (
-        "hand", "hand_counts", "hand_size", "face_up", "face_up_counts", "face_down", "known",
+        "hand", "hand_counts", "hand_size", "face_up", "face_up_counts", "face_down", "known", "absent",
         "stock", "pile", "pile_counts", "run_rank", "run_len", "cleared", "cleared_counts",
         "picked", "picked_counts", "dealt_up", "dealt_hand", "swap_picks",
         "phase", "current_player", "dealer", "first", "out", "places", "turns",
@@ -205,6 +207,7 @@ class FiddlesticksRules:
         s.dealt_up = [list(c) for c in s.face_up_counts]
         s.dealt_hand = [list(c) for c in s.hand_counts]
         s.known = [[0] * NUM_RANKS for _ in range(n)]
+        s.absent = [[False] * NUM_RANKS for _ in range(n)]
         s.picked = [[] for _ in range(n)]
         s.picked_counts = [[0] * NUM_RANKS for _ in range(n)]
         s.swap_picks = [0] * n
@@ -265,6 +268,13 @@ class FiddlesticksRules:
             r, k = divmod(action, self.copies)
             self._play(s, p, r, k + 1)
         elif action == self.pickup:
+            if not self._voluntary:
+                # PICKUP is legal only when nothing in the hand fits: the table learns that p holds
+                # no card of any rank that goes on this top card, beyond its publicly known ones.
+                ok, ab = PLAYABLE[s.run_rank], s.absent[p]
+                for r in range(NUM_RANKS):
+                    if ok[r]:
+                        ab[r] = True
             self._take_pile(s, p)
             self._end_action(s, p, clear=False)
         else:
@@ -381,6 +391,9 @@ class FiddlesticksRules:
             return
         hand, hc = s.hand[p], s.hand_counts[p]
         stock = s.stock
+        if stock:
+            # cards nobody else sees come into the hand: what its forced pick-ups showed is void
+            s.absent[p] = [False] * NUM_RANKS
         while s.hand_size[p] < HAND_TARGET and stock:
             c = stock.pop()
             r = GAME_RANK[c]
@@ -490,13 +503,73 @@ class FiddlesticksRules:
         z["cleared"] = list(s.cleared)
         return z
 
+    def reveals(self, s: FiddlesticksState, action: int, seat: int) -> bool:
+        """Does applying ``action`` in ``s`` turn up, to ``seat``, a card it could not see before?
+
+        - BLIND(j): the face-down card is turned face up for everyone (nobody, its owner
+          included, has seen it).
+        - The last SWAP pick: every player's new face-up set is revealed; it shows ``seat`` a
+          card it had not seen when some other player picked a card out of its dealt hand (a
+          player who picked its dealt face-up ranks again shows nothing new).
+        - PLAY(r, k): the refill draws cards from the stock, seen by the player who plays only.
+
+        Nothing else shows a hidden card: pick-ups, plays and face-up cards taken into the hand
+        move cards that were face up already, and the end of the game shows only counts."""
+        p = s.current_player
+        if p < 0 or s.terminated or s.truncated:
+            return False
+        if s.phase == SWAP:
+            n = self.num_players
+            if s.swap_picks[p] != NUM_SLOTS - 1 or (p + 1) % n != s.first:
+                return False  # a hidden commit: the others see only that a pick was made
+            r = action - self.pick_base
+            for q in range(n):
+                if q == seat:
+                    continue
+                picks = list(s.picked_counts[q])
+                if q == p:
+                    picks[r] += 1
+                if picks != s.dealt_up[q]:
+                    return True
+            return False
+        if self.blind_base <= action < self.pickup:
+            return True
+        if action < self.pick_base and seat == p:
+            k = action % self.copies + 1
+            return s.hand_size[p] - k < HAND_TARGET and bool(s.stock)
+        return False
+
+    def revealed(self, s: FiddlesticksState, action: int, seat: int):
+        """What ``action`` shows ``seat`` when :meth:`reveals` is True (None otherwise), as ranks:
+        ``("blind", r)`` for the turned card, ``("swap", picks)`` with every other player's
+        final face-up ranks, ``("draw", ranks)`` for the cards the player itself draws. Two worlds
+        that show the same must look the same to ``seat`` afterwards, in everything."""
+        if not self.reveals(s, action, seat):
+            return None
+        p = s.current_player
+        if s.phase == SWAP:
+            r = action - self.pick_base
+            picks = []
+            for q in range(self.num_players):
+                row = list(s.picked_counts[q])
+                if q == p:
+                    row[r] += 1
+                picks.append(None if q == seat else tuple(row))
+            return ("swap", tuple(picks))
+        if self.blind_base <= action < self.pickup:
+            return ("blind", GAME_RANK[s.face_down[p][action - self.blind_base]])
+        k = action % self.copies + 1
+        d = min(HAND_TARGET - (s.hand_size[p] - k), len(s.stock))
+        return ("draw", tuple(GAME_RANK[c] for c in s.stock[-d:]))
+
     def resample_hidden(self, s: FiddlesticksState, seat: int, rng: np.random.Generator) -> FiddlesticksState:
         """A copy of ``s`` in which every card ``seat`` cannot see is reshuffled among the places
         it cannot see: every face-down card (its own too), the stock, and each opponent's hand
         cards beyond the publicly known ones. In the SWAP phase an opponent's dealt hand is
         hidden, and so is which of its pool cards it has picked so far (the choices are redrawn).
-        Deductions from history beyond the view (a forced pick-up shows that nothing in the hand
-        fitted) are not kept: the copy is consistent with the player's view."""
+        An opponent known to hold no rank r beyond its known cards (``absent``, from a forced
+        pick-up) gets no hidden card of rank r: the copy is consistent with everything the view
+        encodes."""
         t = s.copy()
         n = self.num_players
         pool: list[int] = []
@@ -529,6 +602,14 @@ class FiddlesticksRules:
                     kept += len(h)
                 hidden_in_hand[q] = t.hand_size[q] - kept
         pool = [pool[i] for i in rng.permutation(len(pool))]
+        # Opponents with known-absent ranks take their hidden cards first, among the cards they
+        # may hold (most constrained first); should that greedy draw get stuck, they keep the
+        # hidden cards they hold in ``s``, which fit by construction.
+        dealt_hands: dict[int, list[int]] = {}
+        if t.phase != SWAP:
+            bound = [q for q in others if hidden_in_hand[q] and any(t.absent[q])]
+            if bound:
+                dealt_hands = self._deal_constrained(s, t, bound, hidden_in_hand, pool, rng)
         # Put cards back into the same places, in the same numbers.
         for q in range(n):
             fd = t.face_down[q]
@@ -554,12 +635,49 @@ class FiddlesticksRules:
                 t.hand_counts[q] = [len(h) for h in t.hand[q]]
                 t.hand_size[q] = len(rest)
             else:
-                for _ in range(hidden_in_hand[q]):
-                    c = pool.pop()
+                got = dealt_hands.get(q)
+                if got is None:
+                    got = [pool.pop() for _ in range(hidden_in_hand[q])]
+                for c in got:
                     t.hand[q][GAME_RANK[c]].append(c)
                 t.hand_counts[q] = [len(h) for h in t.hand[q]]
         assert not pool
         return t
+
+    @staticmethod
+    def _deal_constrained(s, t, bound, hidden_in_hand, pool, rng, tries: int = 20) -> dict[int, list[int]]:
+        """Hidden hand cards for the opponents in ``bound`` (each with known-absent ranks), taken
+        out of the shuffled ``pool`` (in place): none of rank r where ``absent[q][r]``."""
+        order = sorted(bound, key=lambda q: sum(not a for a in t.absent[q]))
+        for attempt in range(tries):
+            if attempt:
+                pool[:] = [pool[i] for i in rng.permutation(len(pool))]
+            left = list(pool)
+            got: dict[int, list[int]] = {}
+            for q in order:
+                ab, need, mine, rest = t.absent[q], hidden_in_hand[q], [], []
+                for c in left:
+                    if len(mine) < need and not ab[GAME_RANK[c]]:
+                        mine.append(c)
+                    else:
+                        rest.append(c)
+                if len(mine) < need:
+                    break
+                got[q] = mine
+                left = rest
+            else:
+                pool[:] = left
+                return got
+        # Fall back: these opponents keep their hidden hand cards as they are in ``s``.
+        got = {}
+        for q in bound:
+            mine = []
+            for r in range(NUM_RANKS):
+                mine += s.hand[q][r][s.known[q][r]:]
+            got[q] = mine
+            for c in mine:
+                pool.remove(c)
+        return got
 
 
 _RANK_BY_NAME = {name.lower(): r for r, name in enumerate(RANK_NAMES)}

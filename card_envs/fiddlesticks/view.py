@@ -7,7 +7,26 @@ every hand's size; the pile (its top rank, the length of the run of equal ranks 
 the count of every rank in it: every card was played face up); the cards cleared from play;
 the stock's size; and, for every player, the hand cards everybody knows about: cards picked up
 from the pile, a failed blind card, face-up cards taken into the hand, and dealt face-up cards
-that were swapped into the hand, less what that player has played of those ranks since.
+that were swapped into the hand, less what that player has played of those ranks since; and,
+for every player, the ranks it is known to hold no more of than those known cards (``absent``).
+
+``absent``: without ``voluntary_pickup`` a PICKUP is legal only when no card in the hand fits the
+pile, so a pick-up shows the table that the player held no card of any rank playable on that top
+card (2s, 10s, and the ranks the comparison allows: equal or higher, or 2..9 on a 9). The cards it
+picks up are seen by all and join ``known``, so what stays known is "no rank-r card beyond its
+known ones": ``absent[r]`` makes ``known[r]`` the exact count. Plays keep it true (copies of an
+absent rank can only be known ones, and ``known`` drops by the number played), so do face-up
+cards taken into the hand, further pick-ups (which add the new top card's playable ranks) and a
+failed blind card (public). It ends, for every rank, when the hand draws from the stock: a card
+nobody else saw comes in. (What survives a draw, "at most d of the hidden cards are of those
+ranks", is not kept.)
+
+Why this is sufficient (Markov): the rules' future depends on the pile (top, run, counts), the
+cleared cards, the stock size, every zone's size and the cards in hands and face-down slots.
+Everything public in the history of plays is summarised exactly by the pile, the cleared
+counts, the face-up rows, ``known`` and ``absent`` (plays of a rank only lower what is known of
+it; suits do not matter), and the player's own private sightings are its hand (cards it drew it
+still holds or has played onto the public pile). Face-down cards are seen by nobody until turned.
 
 In the SWAP phase every player sees the dealt face-up cards and its own dealt hand and picks;
 nobody sees another player's picks until everyone has picked (then the new face-up sets are
@@ -49,6 +68,8 @@ class PlayerView:
     ``face_up`` the dealt face-up cards (the observer's pool is hand + its face-up row, less
     ``picked``); afterwards ``picked`` is all zeros. ``out`` is each seat's finishing place
     (1 = first out), 0 while it still has cards. ``pile_top`` is None for an empty pile.
+    ``absent[k][r]``: everybody knows seat k holds no rank-r card beyond its ``known[k][r]``
+    (from a forced pick-up, until it next draws from the stock).
     """
 
     num_players: int
@@ -60,6 +81,7 @@ class PlayerView:
     face_down: list[list[bool]]
     hand_sizes: list[int]
     known: list[list[int]]
+    absent: list[list[bool]]
     swap_picks: list[int]
     out: list[int]
     pile_top: int | None
@@ -103,6 +125,7 @@ def view(s: FiddlesticksState, seat: int) -> PlayerView:
         face_down=[[c is not None for c in s.face_down[p]] for p in order],
         hand_sizes=hand_sizes,
         known=[list(s.known[p]) for p in order],
+        absent=[list(s.absent[p]) for p in order],
         swap_picks=[s.swap_picks[p] for p in order],
         out=out,
         pile_top=None if s.run_rank == EMPTY else s.run_rank,
@@ -130,6 +153,8 @@ def layout_for(num_players: int, num_decks: int, max_turns: int) -> Layout:
             ("face_down", (n, NUM_SLOTS), "1 if the face-down slot still holds a card (unknown to everyone)"),
             ("hand_size", n, f"cards in each seat's hand, divided by {total}"),
             ("known", (n, NUM_RANKS), f"hand cards everybody knows each seat holds, by rank, divided by {K}"),
+            ("absent", (n, NUM_RANKS), "1 if everybody knows the seat holds no card of the rank beyond its known "
+             "ones (a forced pick-up: nothing fitted the pile; void once it draws from the stock)"),
             ("swap_picks", n, "SWAP picks each seat has made, divided by 3"),
             ("out", n, f"finishing place of each seat (1 = first out), divided by {n}; 0 while it has cards"),
             ("pile_top", NUM_RANKS, "one-hot rank of the pile's top card (all 0: empty pile)"),
@@ -186,6 +211,8 @@ class Codec:
         vals += v.hand_sizes
         for row in v.known:
             vals += row
+        for row in v.absent:
+            vals += [1 if b else 0 for b in row]
         vals += v.swap_picks
         vals += v.out
         vals += self._one_hot_r[EMPTY if v.pile_top is None else v.pile_top]
@@ -223,6 +250,7 @@ class Codec:
             face_down=[[bool(b) for b in row] for row in seg["face_down"]],
             hand_sizes=ints(seg["hand_size"]),
             known=[ints(row) for row in seg["known"]],
+            absent=[[bool(b) for b in row] for row in seg["absent"]],
             swap_picks=ints(seg["swap_picks"]),
             out=ints(seg["out"]),
             pile_top=one_hot(seg["pile_top"]),
@@ -255,14 +283,24 @@ def render(v: PlayerView, seat_names: list[str] | None = None) -> str:
         f"your hand: {_ranks_text(v.hand)}",
     ]
     if v.phase == PHASE_NAMES[SWAP]:
-        lines.append(f"your face-up picks: {_ranks_text(v.picked)} (hidden from the others until all have picked)")
+        # A pick takes a dealt face-up card of its rank first (it stays face up), else a hand card.
+        from_hand = [max(0, p - u) for p, u in zip(v.picked, v.face_up[0])]
+        hand = [h - x for h, x in zip(v.hand, from_hand)]
+        pool = [h + u - p for h, u, p in zip(v.hand, v.face_up[0], v.picked)]
+        lines[3] = f"your hand: {_ranks_text(hand)}"
+        lines.append(
+            f"your face-up picks: {_ranks_text(v.picked)} (hidden from the others until all have picked); "
+            f"still to choose from: {_ranks_text(pool)}"
+        )
     for k in range(n):
         down = " ".join("##" if b else "--" for b in v.face_down[k])
         label = "dealt face-up" if v.phase == PHASE_NAMES[SWAP] else "face-up"
         status = f"  out (place {v.out[k]})" if v.out[k] else ""
         extra = f"  swap picks {v.swap_picks[k]}/3" if v.phase == PHASE_NAMES[SWAP] else ""
+        absent = [r for r in range(NUM_RANKS) if v.absent[k][r]]
+        none_of = f"; no other {' '.join(RANK_NAMES[r] for r in absent)}" if absent else ""
         lines.append(
-            f"{names[k]:>5}: hand {v.hand_sizes[k]} (known: {_ranks_text(v.known[k])})  "
+            f"{names[k]:>5}: hand {v.hand_sizes[k]} (known: {_ranks_text(v.known[k])}{none_of})  "
             f"{label} {_ranks_text(v.face_up[k])}  face-down {down}{extra}{status}"
         )
     return "\n".join(lines)

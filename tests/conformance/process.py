@@ -20,6 +20,9 @@ depends on them). A game says which actions those are with the optional rules me
 outcome (Collector's and Hot's round resolution: who completes a set, every hand's size) — a value
 describing that outcome; twin worlds whose outcomes differ are then not compared at all (the table
 rightly sees different things), and worlds with equal outcomes are compared on who acts next.
+A game may also say *what* a revealing action shows, ``revealed(state, action, seat)`` (hashable):
+twins that show the same are then compared in full, the others skipped (Fiddlesticks' blind play:
+who goes next rightly depends on the card turned up).
 
 A game module may declare ``PROCESS_CONFIGS`` (default: its ``CONFORMANCE_CONFIGS``) and
 ``RARE_BRANCHES``: ``{name: predicate(before, action, after) -> bool}``, events the property must
@@ -103,6 +106,7 @@ def check_process(
     rules = env.rules
     branches = branches or {}
     reveals = getattr(rules, "reveals", None)
+    revealed = getattr(rules, "revealed", None)  # optional: what a revealing action shows (hashable)
     report = ProcessReport()
     pick = np.random.default_rng(rng_seed)
     resample = np.random.default_rng(rng_seed + 1)
@@ -137,6 +141,13 @@ def check_process(
                                 report.revealing += 1
                                 continue
                         full = not (r_truth or r_twin)
+                        if not full and revealed is not None:
+                            # the action shows cards: worlds that show the same are compared in full;
+                            # the others rightly differ (even in who acts next) and are skipped
+                            if revealed(state, action, observer) != revealed(twin, action, observer):
+                                report.revealing += 1
+                                continue
+                            full = True
                         if not full:
                             report.revealing += 1
                         truth = _after(env, state, action, observer, full)

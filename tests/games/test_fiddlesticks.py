@@ -752,3 +752,167 @@ def test_same_seed_same_game():
 
     assert trace(11) == trace(11)
     assert trace(11) != trace(12)
+
+
+# --------------------------------------------- issue 13: what a forced pick-up shows (item 5)
+# 3 players, dealer P2 so P0 leads; P1 holds 4 5 6 and cannot beat a Q.
+PICKUP = dict(
+    hands={0: ["Q", "3", "9"], 1: ["4", "5", "6"], 2: ["7", "8", "J"]},
+    ups={0: ["K", "K", "K"], 1: ["A", "A", "A"], 2: ["J", "J", "J"]},
+    stock=["3", "5", "4", "6", "8"],
+)
+
+
+def pickup_env(**options):
+    e = new_env(3, 2, stacked_deck(3, 2, **PICKUP), **options)
+    keep_dealt_face_up(e)
+    act(e, "play 1xQ")
+    return e
+
+
+def test_item_5_a_forced_pick_up_is_public_knowledge():
+    e = pickup_env()
+    assert legal(e) == ["pick up"]
+    act(e, "pick up")
+    # nothing in P1's hand fitted a Q: no 2, 10, Q, K or A beyond the Q it picked up
+    for p in range(3):
+        v = view_of(e, p)
+        k = (1 - p) % 3
+        assert [RANK_NAMES[r] for r in range(13) if v.absent[k][r]] == ["2", "10", "Q", "K", "A"]
+        assert v.known[k] == rank_vector(["Q"])
+        assert "(known: Q; no other 2 10 Q K A)" in e.render_view(f"player_{p}")
+    # nobody else is known to lack anything
+    assert not any(view_of(e, 0).absent[0]) and not any(view_of(e, 0).absent[2])
+    # a voluntary pick-up (the option) shows nothing: the observation differs only in `absent`
+    f = pickup_env(voluntary_pickup=True)
+    act(f, "pick up")
+    lo = e.observation_layout
+    for p in range(3):
+        a, b = lo.split(obs(e, p)["observation"]), lo.split(obs(f, p)["observation"])
+        assert [name for name in a if not np.array_equal(a[name], b[name])] == ["absent"]
+        assert not view_of(f, p).absent[(1 - p) % 3].count(True)
+
+
+def test_item_5_a_forced_pick_up_on_a_nine_shows_no_card_of_2_to_10():
+    deck = stacked_deck(2, 1, hands={0: ["9", "3", "3"], 1: ["J", "Q", "K"]}, ups={0: ["A"] * 3, 1: ["A"] * 3})
+    e = new_env(2, 1, deck)
+    keep_dealt_face_up(e)
+    act(e, "play 1x9")
+    assert legal(e) == ["pick up"]  # on a 9 only 2..9 or a 10
+    act(e, "pick up")
+    v = view_of(e, 0)
+    assert [RANK_NAMES[r] for r in range(13) if v.absent[1][r]] == ["2", "3", "4", "5", "6", "7", "8", "9", "10"]
+
+
+def test_item_5_known_absent_lasts_through_plays_and_ends_when_the_hand_draws():
+    e = pickup_env()
+    act(e, "pick up")  # P1: 4 5 6 + the public Q
+    act(e, "play 1x7")  # P2
+    act(e, "play 1x9")  # P0: 9 on 7
+    assert legal(e) == ["play 1x4", "play 1x5", "play 1x6"]  # on a 9: equal or lower
+    act(e, "play 1x6")  # P1 keeps 3 cards (4 5 Q): no draw, the knowledge stands
+    v = view_of(e, 2)
+    assert v.absent[2] == view_of(e, 0).absent[1] and sum(v.absent[2]) == 5
+    assert e.game_state.hand_size[1] == 3
+    act(e, "play 1x8")  # P2: 8 on 6
+    act(e, "pick up")  # P0 (3 3 + drawn cards: nothing fits an 8) picks up; now P0 too is known
+    assert sum(view_of(e, 1).absent[2]) == 8  # 2 and 8..A, beyond the 7 9 6 8 it picked up
+    act(e, "play 1xQ")  # P1 plays the known Q: 4 5 left, it draws one unseen card
+    for p in range(3):
+        assert not any(view_of(e, p).absent[(1 - p) % 3])  # the drawn card could be anything
+        assert "no other" not in e.render_view(f"player_{p}").splitlines()[4 + (1 - p) % 3]
+
+
+def test_item_5_resample_hidden_gives_no_hidden_card_of_a_known_absent_rank():
+    e = pickup_env()
+    act(e, "pick up")
+    s, u = e.game_state, e.unwrapped
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        for seat in (0, 2):
+            t = u.rules.resample_hidden(s, seat, rng)
+            for r in range(13):
+                if s.absent[1][r]:
+                    assert t.hand_counts[1][r] == t.known[1][r]
+            assert u._encode(t, seat).tobytes() == u._encode(s, seat).tobytes()
+
+
+# --------------------------------------------------------- issue 13: the SWAP rendering (item 9)
+def test_item_9_the_swap_rendering_does_not_list_a_picked_card_in_the_hand():
+    deck = stacked_deck(2, 1, hands={0: ["4", "5", "6"], 1: ["7", "8", "9"]}, ups={0: ["K", "K", "3"]})
+    e = new_env(2, 1, deck)
+    text = e.render_view("player_0")
+    assert "your hand: 4 5 6" in text and "still to choose from: 3 4 5 6 K K" in text
+    act(e, "face-up 4")  # from the hand
+    act(e, "face-up K")  # a dealt face-up K: it stays face up
+    text = e.render_view("player_0")
+    assert "your hand: 5 6" in text
+    assert "your face-up picks: 4 K" in text and "still to choose from: 3 5 6 K" in text
+    assert "dealt face-up 3 K K" in text  # what the table sees, unchanged
+    other = e.render_view("player_1")  # P1 sees only that P0 made two picks
+    assert "+1: hand 3 (known: -)  dealt face-up 3 K K  face-down ## ## ##  swap picks 2/3" in other
+
+
+# ------------------------------------------------ issue 13: the process property (item 10)
+def test_reveals_names_exactly_the_actions_that_turn_up_a_card():
+    u = fiddlesticks_v0.raw_env(num_players=2, dealer=1)
+    rules = u.rules
+    deck = stacked_deck(
+        2, 1, hands={0: ["4", "5", "6"], 1: ["7", "8", "9"]}, ups={0: ["K", "K", "3"], 1: ["J", "J", "J"]}
+    )
+    u.reset(seed=0, options={"deck": deck})
+    s = u.game_state
+    pick = rules.pick_action
+    assert not rules.reveals(s, pick(2), 1)  # a pick is a hidden commit
+    for name in ("face-up K", "face-up K", "face-up 3", "face-up J", "face-up J"):
+        act(u, name)
+    # the last pick reveals P0's set (dealt K K 3 again: nothing new) and P1's own
+    assert not rules.reveals(s, pick(9), 0) and not rules.reveals(s, pick(9), 1)
+    t = new_env(2, 1, deck)
+    for name in ("face-up 4", "face-up K", "face-up 3", "face-up J", "face-up J"):
+        act(t, name)
+    assert rules.reveals(t.game_state, pick(9), 1)  # P0 put its 4 face up: P1 sees it
+    assert not rules.reveals(t.game_state, pick(9), 0)
+    act(u, "face-up J")
+    play = rules.play_action(RANK_NAMES.index("4"), 1)
+    assert rules.reveals(s, play, 0) and not rules.reveals(s, play, 1)  # the draw: the drawer only
+    e = blind_env()
+    st = e.game_state
+    assert all(e.rules.reveals(st, e.rules.blind_action(j), p) for j in range(3) for p in range(5))
+    assert e.rules.revealed(st, e.rules.blind_action(1), 2) == ("blind", RANK_NAMES.index("7"))
+    e = pickup_env()
+    assert not any(e.rules.reveals(e.game_state, e.rules.pickup, p) for p in range(3))
+
+
+class _BlindKnownRules(FiddlesticksRules):
+    """Twin worlds conditioned on what a blind play turns up: in the BLIND zone the actor's
+    face-down cards keep their ranks (swapped back from wherever the resample put them), so the
+    whole observation, not just who acts next, must match after a blind play."""
+
+    def reveals(self, s, action, seat):
+        return False if self.blind_base <= action < self.pickup else super().reveals(s, action, seat)
+
+    def resample_hidden(self, s, seat, rng):
+        for _ in range(200):
+            t = super().resample_hidden(s, seat, rng)
+            p = s.current_player
+            if not (s.phase == 1 and p >= 0 and s.hand_size[p] == 0):
+                return t
+            if all(a is None or GAME_RANK[a] == GAME_RANK[b] for a, b in zip(s.face_down[p], t.face_down[p])):
+                return t
+        return s.copy()
+
+
+class _BlindKnownEnv(fiddlesticks_v0.raw_env):
+    Rules = _BlindKnownRules
+
+
+def test_process_property_holds_in_full_after_blind_plays_that_show_the_same_card():
+    from tests.conformance.process import check_process
+
+    env = _BlindKnownEnv(num_players=3, num_decks=1, dealer=0)
+    branches = fiddlesticks_v0.RARE_BRANCHES
+    report = check_process(env, range(2000, 2004), branches=branches, rng_seed=2)
+    assert report.violation is None, report.violation
+    assert report.branches["blind play that fails"] and report.branches["blind play that fits"]
+    assert report.branches["forced pick-up"] and report.branches["swap pick from the hand (hidden commit)"]
