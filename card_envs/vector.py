@@ -48,6 +48,10 @@ decks are refused before any game moves.
 Needs numba (``pip install "card_envs[vector]"``); ``import card_envs`` works without it and
 ``vector_env`` then raises an ImportError naming the extra.
 
+Threads: ``numba.set_num_threads(k)`` before stepping runs the games of a batch on k threads
+(each game's rows are independent, and each row has its own generator, so results do not depend
+on k); with one thread a plain loop is used.
+
 A game supplies a *kernels* object (``card_envs/<game>/kernels.py``) with fixed-shape state arrays
 (one row per game) and compiled kernels::
 
@@ -374,9 +378,13 @@ class VectorEnv:
         return f"<VectorEnv {self.metadata['name']} num_envs={self.num_envs} num_players={self.num_players}>"
 
 
-def numba_threads() -> int:
-    """Threads the kernels' ``prange`` loops use (``numba.set_num_threads`` changes it)."""
-    return numba.get_num_threads()
+def threaded() -> bool:
+    """Whether the kernels run their ``prange`` drivers (``numba.set_num_threads(k)``, k > 1).
+
+    Each game kernel is a row function with two drivers, a plain loop and a ``prange`` loop; with
+    one thread the plain loop is used, since numba's parallel scheduling costs about a quarter of
+    an encode kernel's time even when it has a single thread to schedule (measured here)."""
+    return numba.get_num_threads() > 1
 
 
 def make(game: str, num_envs: int, options: dict[str, Any]) -> VectorEnv:

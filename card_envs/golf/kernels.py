@@ -40,7 +40,7 @@ from card_envs.golf.rules import (
     GolfRules,
     GolfState,
 )
-from card_envs.vector import competition_ranks, randbelow, shuffle
+from card_envs.vector import competition_ranks, randbelow, shuffle, threaded
 
 # fields of ``row``
 PHASE, CUR, FLIPS, DEALER, TRIGGER, TURNS, ROUND, STOCK_LEN, DISCARD_LEN = range(9)
@@ -171,15 +171,26 @@ def _new_game(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, 
     _deal(grid, up, closed, stock, discard, row, rng, cfg, deck, g, order, stacked)
 
 
+@njit(cache=True, inline="always")
+def _new_games_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders, k):
+    g = rows[k]
+    order = orders[g]
+    if stacked:
+        for i in range(deck.shape[0]):
+            order[i] = decks[k, i]
+    _new_game(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, order, stacked)
+
+
+@njit(cache=True)
+def new_games_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders):
+    for k in range(rows.shape[0]):
+        _new_games_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders, k)
+
+
 @njit(cache=True, parallel=True)
-def new_games_kernel(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders):
+def new_games_parallel(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders):
     for k in prange(rows.shape[0]):
-        g = rows[k]
-        order = orders[g]
-        if stacked:
-            for i in range(deck.shape[0]):
-                order[i] = decks[k, i]
-        _new_game(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, order, stacked)
+        _new_games_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders, k)
 
 
 @njit(cache=True)
@@ -240,90 +251,112 @@ def _end_turn(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, 
     _start_turn(stock, discard, row, rng, g, nxt)
 
 
-@njit(cache=True, parallel=True)
-def step_kernel(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
+@njit(cache=True, inline="always")
+def _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g):
     """``GolfRules.apply`` in every game: one legal action each (checked by the caller)."""
     n = cfg[C_PLAYERS]
-    for g in prange(actions.shape[0]):
-        for q in range(n):
-            rewards[g, q] = 0.0
-        a = actions[g]
-        p = row[g, CUR]
-        phase = row[g, PHASE]
-        if phase == FLIP:
-            _turn_up(grid, up, closed, g, p, a)
-            row[g, FLIPS] -= 1
-            if row[g, FLIPS] == 0 or _all_up(up, g, p):
-                nxt = (p + 1) % n
-                if nxt == (row[g, DEALER] + 1) % n:  # everyone has flipped
-                    _start_turn(stock, discard, row, rng, g, nxt)
-                else:
-                    row[g, CUR] = nxt
-                    row[g, FLIPS] = cfg[C_FLIPS]
-        elif phase == DRAW:
-            if a == DRAW_STOCK:
-                row[g, STOCK_LEN] -= 1
-                row[g, PENDING] = stock[g, row[g, STOCK_LEN]]
-                row[g, PENDING_FROM_DISCARD] = 0
+    for q in range(n):
+        rewards[g, q] = 0.0
+    a = actions[g]
+    p = row[g, CUR]
+    phase = row[g, PHASE]
+    if phase == FLIP:
+        _turn_up(grid, up, closed, g, p, a)
+        row[g, FLIPS] -= 1
+        if row[g, FLIPS] == 0 or _all_up(up, g, p):
+            nxt = (p + 1) % n
+            if nxt == (row[g, DEALER] + 1) % n:  # everyone has flipped
+                _start_turn(stock, discard, row, rng, g, nxt)
             else:
-                row[g, DISCARD_LEN] -= 1
-                row[g, PENDING] = discard[g, row[g, DISCARD_LEN]]
-                row[g, PENDING_FROM_DISCARD] = 1
-            row[g, PHASE] = PLACE
-        elif phase == PLACE:
-            x = row[g, PENDING]
-            row[g, PENDING] = -1
-            if a == DISCARD_DRAWN:
-                discard[g, row[g, DISCARD_LEN]] = x
-                row[g, DISCARD_LEN] += 1
-                if cfg[C_FLIP_AFTER] != 0 and not _all_up(up, g, p):
-                    row[g, PHASE] = FLIP_STEP
-                else:
-                    _end_turn(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, p, rewards, orders[g])
+                row[g, CUR] = nxt
+                row[g, FLIPS] = cfg[C_FLIPS]
+    elif phase == DRAW:
+        if a == DRAW_STOCK:
+            row[g, STOCK_LEN] -= 1
+            row[g, PENDING] = stock[g, row[g, STOCK_LEN]]
+            row[g, PENDING_FROM_DISCARD] = 0
+        else:
+            row[g, DISCARD_LEN] -= 1
+            row[g, PENDING] = discard[g, row[g, DISCARD_LEN]]
+            row[g, PENDING_FROM_DISCARD] = 1
+        row[g, PHASE] = PLACE
+    elif phase == PLACE:
+        x = row[g, PENDING]
+        row[g, PENDING] = -1
+        if a == DISCARD_DRAWN:
+            discard[g, row[g, DISCARD_LEN]] = x
+            row[g, DISCARD_LEN] += 1
+            if cfg[C_FLIP_AFTER] != 0 and not _all_up(up, g, p):
+                row[g, PHASE] = FLIP_STEP
             else:
-                discard[g, row[g, DISCARD_LEN]] = grid[g, p, a]  # revealed only now, on the pile
-                row[g, DISCARD_LEN] += 1
-                grid[g, p, a] = x
-                _turn_up(grid, up, closed, g, p, a)
                 _end_turn(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, p, rewards, orders[g])
-        else:  # FLIP_STEP
-            if a != NO_FLIP:
-                _turn_up(grid, up, closed, g, p, a)
+        else:
+            discard[g, row[g, DISCARD_LEN]] = grid[g, p, a]  # revealed only now, on the pile
+            row[g, DISCARD_LEN] += 1
+            grid[g, p, a] = x
+            _turn_up(grid, up, closed, g, p, a)
             _end_turn(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, p, rewards, orders[g])
-        term[g] = row[g, TERMINATED] != 0
-        trunc[g] = row[g, TRUNCATED] != 0
+    else:  # FLIP_STEP
+        if a != NO_FLIP:
+            _turn_up(grid, up, closed, g, p, a)
+        _end_turn(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, p, rewards, orders[g])
+    term[g] = row[g, TERMINATED] != 0
+    trunc[g] = row[g, TRUNCATED] != 0
+
+
+@njit(cache=True)
+def step_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
+    for g in range(actions.shape[0]):
+        _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
 
 
 @njit(cache=True, parallel=True)
-def legal_kernel(closed, up, row, cfg, mask):
+def step_parallel(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
+    for g in prange(actions.shape[0]):
+        _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
+
+
+@njit(cache=True, inline="always")
+def _legal_row(closed, up, row, cfg, mask, g):
     """``GolfRules.legal_mask``: depends only on face-up/face-down status, closed columns and
     where the pending card came from, never on a hidden card. All zeros once a game is over."""
-    for g in prange(mask.shape[0]):
-        for a in range(NUM_ACTIONS):
-            mask[g, a] = 0
-        p = row[g, CUR]
-        phase = row[g, PHASE]
-        if phase == FLIP or phase == FLIP_STEP:
-            for i in range(NUM_SLOTS):
-                if not up[g, p, i]:
-                    mask[g, i] = 1
-            if phase == FLIP_STEP and cfg[C_FLIP_AFTER] == 1:
-                mask[g, NO_FLIP] = 1
-        elif phase == DRAW:
-            if row[g, STOCK_LEN] > 0:
-                mask[g, DRAW_STOCK] = 1
-            if row[g, DISCARD_LEN] > 0 and not (closed[g, p, 0] and closed[g, p, 1] and closed[g, p, 2]):
-                mask[g, 7] = 1
-        elif phase == PLACE:
-            for i in range(NUM_SLOTS):
-                if not closed[g, p, _COLUMN[i]]:
-                    mask[g, i] = 1
-            if not row[g, PENDING_FROM_DISCARD]:
-                mask[g, DISCARD_DRAWN] = 1
+    for a in range(NUM_ACTIONS):
+        mask[g, a] = 0
+    p = row[g, CUR]
+    phase = row[g, PHASE]
+    if phase == FLIP or phase == FLIP_STEP:
+        for i in range(NUM_SLOTS):
+            if not up[g, p, i]:
+                mask[g, i] = 1
+        if phase == FLIP_STEP and cfg[C_FLIP_AFTER] == 1:
+            mask[g, NO_FLIP] = 1
+    elif phase == DRAW:
+        if row[g, STOCK_LEN] > 0:
+            mask[g, DRAW_STOCK] = 1
+        if row[g, DISCARD_LEN] > 0 and not (closed[g, p, 0] and closed[g, p, 1] and closed[g, p, 2]):
+            mask[g, 7] = 1
+    elif phase == PLACE:
+        for i in range(NUM_SLOTS):
+            if not closed[g, p, _COLUMN[i]]:
+                mask[g, i] = 1
+        if not row[g, PENDING_FROM_DISCARD]:
+            mask[g, DISCARD_DRAWN] = 1
+
+
+@njit(cache=True)
+def legal_serial(closed, up, row, cfg, mask):
+    for g in range(mask.shape[0]):
+        _legal_row(closed, up, row, cfg, mask, g)
 
 
 @njit(cache=True, parallel=True)
-def encode_kernel(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out):
+def legal_parallel(closed, up, row, cfg, mask):
+    for g in prange(mask.shape[0]):
+        _legal_row(closed, up, row, cfg, mask, g)
+
+
+@njit(cache=True, inline="always")
+def _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, w):
     """``view.view`` then ``Codec.encode``: the observation of game g from seat ``seats[g]``,
     for the games g in ``rows``."""
     n = cfg[C_PLAYERS]
@@ -331,59 +364,70 @@ def encode_kernel(grid, up, closed, last_grid, stock, discard, seat, row, cfg, o
     cards = offs[O_CARDS]
     max_turns = cfg[C_MAX_TURNS]
     round_limit = offs[O_ROUND_LIMIT]
-    for w in prange(rows.shape[0]):
-        g = rows[w]
-        me = seats[g]
-        for i in range(out.shape[1]):
-            out[g, i] = 0.0
-        for k in range(n):
-            p = (me + k) % n
-            base = k * NUM_SLOTS
+    g = rows[w]
+    me = seats[g]
+    for i in range(out.shape[1]):
+        out[g, i] = 0.0
+    for k in range(n):
+        p = (me + k) % n
+        base = k * NUM_SLOTS
+        for i in range(NUM_SLOTS):
+            if up[g, p, i]:
+                out[g, offs[O_GRID_RANK] + (base + i) * 13 + grid[g, p, i] % 13] = 1.0
+            else:
+                out[g, offs[O_FACE_DOWN] + base + i] = 1.0
+        for j in range(3):
+            if closed[g, p, j]:
+                out[g, offs[O_CLOSED] + 3 * k + j] = 1.0
+        out[g, offs[O_TOTALS] + k] = np.float32(seat[g, p, TOTAL]) / np.float32(100.0)
+        out[g, offs[O_LAST_ROUND] + k] = np.float32(seat[g, p, LAST]) / np.float32(60.0)
+        if row[g, HAS_LAST]:
             for i in range(NUM_SLOTS):
-                if up[g, p, i]:
-                    out[g, offs[O_GRID_RANK] + (base + i) * 13 + grid[g, p, i] % 13] = 1.0
-                else:
-                    out[g, offs[O_FACE_DOWN] + base + i] = 1.0
-            for j in range(3):
-                if closed[g, p, j]:
-                    out[g, offs[O_CLOSED] + 3 * k + j] = 1.0
-            out[g, offs[O_TOTALS] + k] = np.float32(seat[g, p, TOTAL]) / np.float32(100.0)
-            out[g, offs[O_LAST_ROUND] + k] = np.float32(seat[g, p, LAST]) / np.float32(60.0)
-            if row[g, HAS_LAST]:
-                for i in range(NUM_SLOTS):
-                    out[g, offs[O_LAST_GRID] + (base + i) * 13 + last_grid[g, p, i] % 13] = 1.0
-        cur = row[g, CUR]
-        pending = row[g, PENDING]
-        if pending >= 0:
-            from_discard = row[g, PENDING_FROM_DISCARD]
-            if from_discard or cur == me:
-                out[g, offs[O_PENDING_RANK] + pending % 13] = 1.0
-            out[g, offs[O_PENDING_SOURCE] + from_discard] = 1.0
-        dl = row[g, DISCARD_LEN]
-        if dl > 0:
-            out[g, offs[O_DISCARD_TOP] + discard[g, dl - 1] % 13] = 1.0
-        for i in range(dl):
-            out[g, offs[O_DISCARD_COUNTS] + discard[g, i] % 13] += 1.0
+                out[g, offs[O_LAST_GRID] + (base + i) * 13 + last_grid[g, p, i] % 13] = 1.0
+    cur = row[g, CUR]
+    pending = row[g, PENDING]
+    if pending >= 0:
+        from_discard = row[g, PENDING_FROM_DISCARD]
+        if from_discard or cur == me:
+            out[g, offs[O_PENDING_RANK] + pending % 13] = 1.0
+        out[g, offs[O_PENDING_SOURCE] + from_discard] = 1.0
+    dl = row[g, DISCARD_LEN]
+    if dl > 0:
+        out[g, offs[O_DISCARD_TOP] + discard[g, dl - 1] % 13] = 1.0
+    for i in range(dl):
+        out[g, offs[O_DISCARD_COUNTS] + discard[g, i] % 13] += 1.0
+    for r in range(13):
+        out[g, offs[O_DISCARD_COUNTS] + r] = out[g, offs[O_DISCARD_COUNTS] + r] / copies
+    sl = row[g, STOCK_LEN]
+    out[g, offs[O_STOCK_SIZE]] = np.float32(sl / cards)
+    if row[g, STOCK_KNOWN]:
+        out[g, offs[O_STOCK_KNOWN]] = 1.0
+        for i in range(sl):
+            out[g, offs[O_STOCK_COUNTS] + stock[g, i] % 13] += 1.0
+        if pending >= 0 and not row[g, PENDING_FROM_DISCARD] and cur != me:
+            out[g, offs[O_STOCK_COUNTS] + pending % 13] += 1.0
         for r in range(13):
-            out[g, offs[O_DISCARD_COUNTS] + r] = out[g, offs[O_DISCARD_COUNTS] + r] / copies
-        sl = row[g, STOCK_LEN]
-        out[g, offs[O_STOCK_SIZE]] = np.float32(sl / cards)
-        if row[g, STOCK_KNOWN]:
-            out[g, offs[O_STOCK_KNOWN]] = 1.0
-            for i in range(sl):
-                out[g, offs[O_STOCK_COUNTS] + stock[g, i] % 13] += 1.0
-            if pending >= 0 and not row[g, PENDING_FROM_DISCARD] and cur != me:
-                out[g, offs[O_STOCK_COUNTS] + pending % 13] += 1.0
-            for r in range(13):
-                out[g, offs[O_STOCK_COUNTS] + r] = out[g, offs[O_STOCK_COUNTS] + r] / copies
-        out[g, offs[O_PHASE] + row[g, PHASE]] = 1.0
-        if cur >= 0:
-            out[g, offs[O_TO_ACT] + (cur - me) % n] = 1.0
-        out[g, offs[O_DEALER] + (row[g, DEALER] - me) % n] = 1.0
-        if row[g, TRIGGER] >= 0:
-            out[g, offs[O_TRIGGER] + (row[g, TRIGGER] - me) % n] = 1.0
-        out[g, offs[O_TURNS]] = np.float32(row[g, TURNS] / max_turns)
-        out[g, offs[O_ROUND]] = np.float32(row[g, ROUND] / round_limit)
+            out[g, offs[O_STOCK_COUNTS] + r] = out[g, offs[O_STOCK_COUNTS] + r] / copies
+    out[g, offs[O_PHASE] + row[g, PHASE]] = 1.0
+    if cur >= 0:
+        out[g, offs[O_TO_ACT] + (cur - me) % n] = 1.0
+    out[g, offs[O_DEALER] + (row[g, DEALER] - me) % n] = 1.0
+    if row[g, TRIGGER] >= 0:
+        out[g, offs[O_TRIGGER] + (row[g, TRIGGER] - me) % n] = 1.0
+    out[g, offs[O_TURNS]] = np.float32(row[g, TURNS] / max_turns)
+    out[g, offs[O_ROUND]] = np.float32(row[g, ROUND] / round_limit)
+
+
+@njit(cache=True)
+def encode_serial(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out):
+    for w in range(rows.shape[0]):
+        _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, w)
+
+
+@njit(cache=True, parallel=True)
+def encode_parallel(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out):
+    for w in prange(rows.shape[0]):
+        _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, w)
 
 
 @njit(cache=True)
@@ -449,17 +493,17 @@ class Kernels:
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
-        new_games_kernel(*self._game(a), a["rng"], self.cfg, self.deck, rows,
+        (new_games_parallel if threaded() else new_games_serial)(*self._game(a), a["rng"], self.cfg, self.deck, rows,
                          decks if stacked else self._no_decks, stacked, a["order"])
 
     def step(self, a, actions, rewards, term, trunc) -> None:
-        step_kernel(*self._game(a), a["rng"], self.cfg, self.deck, actions, rewards, term, trunc, a["order"])
+        (step_parallel if threaded() else step_serial)(*self._game(a), a["rng"], self.cfg, self.deck, actions, rewards, term, trunc, a["order"])
 
     def legal(self, a, mask) -> None:
-        legal_kernel(a["closed"], a["up"], a["row"], self.cfg, mask)
+        (legal_parallel if threaded() else legal_serial)(a["closed"], a["up"], a["row"], self.cfg, mask)
 
     def encode(self, a, rows, seats, out) -> None:
-        encode_kernel(*self._game(a), self.cfg, self.offs, rows, seats, out)
+        (encode_parallel if threaded() else encode_serial)(*self._game(a), self.cfg, self.offs, rows, seats, out)
 
     def current(self, a, out) -> None:
         current_kernel(a["row"], out)

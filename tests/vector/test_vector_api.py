@@ -191,3 +191,35 @@ def test_import_card_envs_works_without_numba_and_vector_env_names_the_extra():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "IMPORT ERROR:" in out and "card_envs[vector]" in out
+
+
+@pytest.mark.parametrize("game, cfg", [("golf", CONFIG), ("guilders", {"num_players": 3, "chaotic_joker": True, "refan_discards": 1})])
+def test_results_do_not_depend_on_the_thread_count(game, cfg):
+    import numba
+
+    def run(threads):
+        numba.set_num_threads(threads)
+        try:
+            venv = vector.make(game, 32, cfg)
+            obs, _ = venv.reset(seed=11)
+            venv.sample_actions(3)
+            out = [obs["observation"].copy()]
+            for _ in range(120):
+                obs, rew, term, trunc, infos = venv.step(venv.sample_actions())
+                out += [obs["observation"].copy(), rew.copy(), term.copy(), infos["final_obs"].copy()]
+            return out
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba sees a single core")
+    one, two = run(1), run(2)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two))
+
+
+def test_guilders_vector_env_exists_with_every_option():
+    venv = card_envs.guilders_v0.vector_env(num_envs=4, num_players=60, num_decks=2, evil_joker=True, good_joker=True,
+                                            chaotic_joker=True, public_discards=True, refan_discards=2)
+    obs, _ = venv.reset(seed=0)
+    assert obs["observation"].shape == (4, venv.obs_size) and obs["action_mask"].shape == (4, 70)
+    assert obs["action_mask"][:, 69].all(), "the joker call is legal with good_joker"

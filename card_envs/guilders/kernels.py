@@ -1,0 +1,636 @@
+"""The Game of Guilders' batched twin: ``rules.py`` and ``view.py`` as compiled kernels.
+
+The state of N games, one row per game (struct of arrays; T = total cards, P = players):
+
+    fan        (N, T)     int16   the face-down fan, index ``row[FAN_LEN] - 1`` drawn next
+    disc       (N, T)     int16   the discard pile; ``disc_by`` (int32) who drew each, ``disc_call``
+                                  (int16) the call each missed
+    pile_card  (N, P, T)  int16   every score pile in scoring order; ``pile_val`` (int8) the values
+    pile_len   (N, P)     int32
+    lost, aside (N, T)    int16   cards the evil penalty took out; jokers set aside (in order)
+    counts     (N, 4, 54) int32   per card: [scored, lost, set aside, in the discard pile]
+    stats      (N, P, 5)  int32   per seat: [score, cards worth 1, 5, 10, 15]
+    known      (N, P, 54) int16   per seat: the discards it drew itself
+    miss       (N, P, 70) int16   per seat and call: its misses now in the discard pile
+    row        (N, F)     int32   per game scalars, named by the field constants below
+    rng        (N,)       uint64  each game's own generator
+
+Each kernel reads like the ``GuildersRules`` method it mirrors (``new_game``, ``apply`` with
+``_score``, ``_discard``, ``_clear_discards``, ``_penalty``) and ``view.view`` + ``Codec.encode``,
+at the offsets of the view's own Layout. ``tests/vector/`` checks them against the rules engine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from card_envs import cards
+from card_envs.guilders import view as guilders_view
+from card_envs.guilders.rules import (
+    CARD_POINTS,
+    JOKER_CALL,
+    JOKER_POINTS,
+    MATCH_POINTS,
+    MATCHED,
+    MISSED,
+    JOKER_SCORED,
+    NUM_ACTIONS,
+    PENALTY,
+    RANK_POINTS,
+    REFANNED,
+    RESHUFFLED,
+    SET_ASIDE,
+    SUIT_POINTS,
+    GuildersRules,
+    GuildersState,
+)
+from card_envs.guilders.view import MISS_SCALE, NUM_EVENTS, SCORE_SCALE
+from card_envs.vector import competition_ranks, randbelow, shuffle, threaded
+
+NUM_CARDS = cards.NUM_CARDS
+# fields of ``row``
+(CUR, TERMINATED, TRUNCATED, TURN, FAN_LEN, DISC_LEN, LOST_LEN, ASIDE_LEN, REFANS,
+ L_MOVER, L_CALL, L_CARD, L_PUBLIC, L_EVENTS, L_GAIN, L_LOSS, L_LOST, L_PLACE_ZONE, L_PLACE_IDX) = range(19)
+NUM_FIELDS = 19
+PLACE_NONE, PLACE_DISCARDS, PLACE_FAN = 0, 1, 2
+# ``counts`` rows
+SCORED, LOST, ASIDE, DISCARDED = range(4)
+# the configuration, as one int array
+(C_PLAYERS, C_PUBLIC, C_EVIL, C_GOOD, C_CHAOTIC, C_REFANS, C_START, C_MAX_TURNS, C_SCORE_MODE,
+ C_TOTAL, C_COPIES) = range(11)
+# offsets into the observation (``offs`` indices), from the view's Layout
+_SEGMENTS = ("fan_size", "known_discards", "last_call", "last_card", "last_events", "last_points",
+             "last_lost_card", "miss_calls", "own_miss_calls", "holder", "scored_value", "scored_place",
+             "standing", "scores", "pile_values", "to_act", "last_mover", "seat_misses")
+(O_HEAD, O_COUNTS, O_LAST_CALL, O_LAST_CARD, O_EVENTS, O_POINTS, O_LOST_CARD, O_MISS, O_OWN_MISS,
+ O_HOLDER, O_VALUE, O_PLACE, O_STANDING, O_SCORES, O_PILES, O_TO_ACT, O_LAST_MOVER, O_SEAT_MISSES) = range(18)
+
+# rows of ``Kernels.tabs``: float32 quotients of the view's scalings, indexed by the integer
+T_MISS, T_SCORE, T_COUNT, T_HOLDER, T_VALUE, T_PLACE = range(6)
+
+_MATCH = np.array(MATCH_POINTS, dtype=np.int64)
+#: ``_VALUE_INDEX[v]``: the stats column of a card worth v points (1, 5, 10, 15)
+_VALUE_INDEX = np.full(JOKER_POINTS + 1, -1, dtype=np.int64)
+for _i, _v in enumerate((SUIT_POINTS, RANK_POINTS, CARD_POINTS, JOKER_POINTS)):
+    _VALUE_INDEX[_v] = 1 + _i
+
+
+# ------------------------------------------------------------------------------ the rules
+@njit(cache=True)
+def _score(pile_card, pile_val, pile_len, counts, stats, g, p, x, value):
+    """The card goes to p's score pile worth ``value``."""
+    k = pile_len[g, p]
+    pile_card[g, p, k] = x
+    pile_val[g, p, k] = value
+    pile_len[g, p] = k + 1
+    stats[g, p, 0] += value
+    stats[g, p, _VALUE_INDEX[value]] += 1
+    counts[g, SCORED, x] += 1
+
+
+@njit(cache=True)
+def _discard(disc, disc_by, disc_call, counts, known, miss, miss_all, miss_seat, row, g, p, x, call):
+    """A miss: the card goes to the discard pile (the drawer knows it; the table knows the call
+    it failed)."""
+    k = row[g, DISC_LEN]
+    disc[g, k] = x
+    disc_by[g, k] = p
+    disc_call[g, k] = call
+    row[g, DISC_LEN] = k + 1
+    miss[g, p, call] += 1
+    miss_all[g, call] += 1
+    miss_seat[g, p] += 1
+    counts[g, DISCARDED, x] += 1
+    known[g, p, x] += 1
+
+
+@njit(cache=True)
+def _clear_discards(counts, known, miss, miss_all, miss_seat, row, g, n):
+    """The discard pile went into the fan: nobody knows where any of its cards lies now."""
+    row[g, DISC_LEN] = 0
+    for a in range(NUM_ACTIONS):
+        miss_all[g, a] = 0
+    for c in range(NUM_CARDS):
+        counts[g, DISCARDED, c] = 0
+    for p in range(n):
+        miss_seat[g, p] = 0
+        for c in range(NUM_CARDS):
+            known[g, p, c] = 0
+        for a in range(NUM_ACTIONS):
+            miss[g, p, a] = 0
+
+
+@njit(cache=True)
+def _penalty(pile_card, pile_val, pile_len, counts, stats, lost, row, g, p):
+    """Evil joker: p loses the highest-valued card of its score pile, the most recently scored
+    among equal values; it leaves the game. Returns (card, value), or (-1, 0) if the pile is empty."""
+    m = pile_len[g, p]
+    if m == 0:
+        return -1, 0
+    best = m - 1
+    for i in range(m - 2, -1, -1):  # strictly higher only: the latest wins ties
+        if pile_val[g, p, i] > pile_val[g, p, best]:
+            best = i
+    card = pile_card[g, p, best]
+    value = pile_val[g, p, best]
+    for i in range(best, m - 1):
+        pile_card[g, p, i] = pile_card[g, p, i + 1]
+        pile_val[g, p, i] = pile_val[g, p, i + 1]
+    pile_len[g, p] = m - 1
+    stats[g, p, 0] -= value
+    stats[g, p, _VALUE_INDEX[value]] -= 1
+    counts[g, SCORED, card] -= 1
+    lost[g, row[g, LOST_LEN]] = card
+    row[g, LOST_LEN] += 1
+    counts[g, LOST, card] += 1
+    return card, value
+
+
+@njit(cache=True, inline="always")
+def _new_games_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, deck, rows, decks, stacked, w):
+    """Shuffle every card into a face-down fan (or take the stacked deck, drawn top card first);
+    empty discard pile and score piles; ``start_player`` calls first (§2)."""
+    n = cfg[C_PLAYERS]
+    size = deck.shape[0]
+    g = rows[w]
+    row[g, CUR] = randbelow(rng, g, n) if cfg[C_START] < 0 else cfg[C_START]
+    if stacked:
+        for j in range(size):  # the end of the fan is drawn first
+            fan[g, j] = decks[w, size - 1 - j]
+    else:
+        for j in range(size):
+            fan[g, j] = deck[j]
+        shuffle(rng, g, fan[g], size)
+    row[g, FAN_LEN] = size
+    row[g, TERMINATED] = 0
+    row[g, TRUNCATED] = 0
+    row[g, TURN] = 0
+    row[g, LOST_LEN] = 0
+    row[g, ASIDE_LEN] = 0
+    row[g, REFANS] = cfg[C_REFANS]
+    for p in range(n):
+        pile_len[g, p] = 0
+        for v in range(5):
+            stats[g, p, v] = 0
+    for r in range(4):
+        for c in range(NUM_CARDS):
+            counts[g, r, c] = 0
+    _clear_discards(counts, known, miss, miss_all, miss_seat, row, g, n)
+    row[g, L_MOVER] = -1
+    row[g, L_CALL] = -1
+    row[g, L_CARD] = -1
+    row[g, L_LOST] = -1
+    row[g, L_PUBLIC] = 0
+    row[g, L_EVENTS] = 0
+    row[g, L_GAIN] = 0
+    row[g, L_LOSS] = 0
+    row[g, L_PLACE_ZONE] = PLACE_NONE
+    row[g, L_PLACE_IDX] = 0
+
+
+@njit(cache=True)
+def new_games_serial(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, deck, rows, decks, stacked):
+    for w in range(rows.shape[0]):
+        _new_games_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, deck, rows, decks, stacked, w)
+
+
+@njit(cache=True, parallel=True)
+def new_games_parallel(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, deck, rows, decks, stacked):
+    for w in prange(rows.shape[0]):
+        _new_games_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, deck, rows, decks, stacked, w)
+
+
+@njit(cache=True, inline="always")
+def _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc, g):
+    """CALL, DRAW, RESOLVE, ADVANCE (§3) in every game (``GuildersRules.apply``)."""
+    n = cfg[C_PLAYERS]
+    for q in range(n):
+        rewards[g, q] = 0.0
+    action = actions[g]
+    p = row[g, CUR]
+    row[g, FAN_LEN] -= 1
+    x = fan[g, row[g, FAN_LEN]]
+    events = 0
+    gain = 0
+    loss = 0
+    lost_card = -1
+    public = 1
+    place_zone = PLACE_NONE
+    place_idx = 0
+    if x < 52:
+        v = _MATCH[action * 52 + x] if action < JOKER_CALL else 0  # JOKER never matches a card
+        if v:
+            _score(pile_card, pile_val, pile_len, counts, stats, g, p, x, v)
+            gain = v
+            events = MATCHED
+        else:
+            _discard(disc, disc_by, disc_call, counts, known, miss, miss_all, miss_seat, row, g, p, x, action)
+            events = MISSED
+            public = cfg[C_PUBLIC]
+            place_zone = PLACE_DISCARDS
+            place_idx = row[g, DISC_LEN] - 1
+    else:
+        if cfg[C_GOOD] and action == JOKER_CALL:  # step 1: no evil penalty
+            _score(pile_card, pile_val, pile_len, counts, stats, g, p, x, JOKER_POINTS)
+            gain = JOKER_POINTS
+            events = JOKER_SCORED
+        else:
+            if cfg[C_EVIL]:  # step 2
+                card, value = _penalty(pile_card, pile_val, pile_len, counts, stats, lost, row, g, p)
+                if card >= 0:
+                    lost_card = card
+                    loss = value
+                    events |= PENALTY
+            if cfg[C_EVIL] or cfg[C_CHAOTIC]:  # step 3
+                aside[g, row[g, ASIDE_LEN]] = x
+                row[g, ASIDE_LEN] += 1
+                counts[g, ASIDE, x] += 1
+                events |= SET_ASIDE
+            else:
+                _discard(disc, disc_by, disc_call, counts, known, miss, miss_all, miss_seat, row, g, p, x, action)
+                events |= MISSED
+                public = cfg[C_PUBLIC]
+                place_zone = PLACE_DISCARDS
+                place_idx = row[g, DISC_LEN] - 1
+        if cfg[C_CHAOTIC]:  # step 4: the discards are shuffled back into the fan
+            m = row[g, FAN_LEN]
+            for i in range(row[g, DISC_LEN]):
+                fan[g, m + i] = disc[g, i]
+            m += row[g, DISC_LEN]
+            shuffle(rng, g, fan[g], m)
+            row[g, FAN_LEN] = m
+            _clear_discards(counts, known, miss, miss_all, miss_seat, row, g, n)
+            events |= RESHUFFLED
+    # ADVANCE
+    if row[g, FAN_LEN] == 0:
+        d = row[g, DISC_LEN]
+        if d > 0 and row[g, REFANS] != 0:
+            for i in range(d):
+                fan[g, i] = disc[g, i]
+            # a Fisher-Yates shuffle that follows the card missed this turn to its new place
+            for i in range(d - 1, 0, -1):
+                j = randbelow(rng, g, i + 1)
+                t = fan[g, i]
+                fan[g, i] = fan[g, j]
+                fan[g, j] = t
+                if place_idx == i:
+                    place_idx = j
+                elif place_idx == j:
+                    place_idx = i
+            if place_zone == PLACE_DISCARDS:
+                place_zone = PLACE_FAN
+            row[g, FAN_LEN] = d
+            _clear_discards(counts, known, miss, miss_all, miss_seat, row, g, n)
+            if row[g, REFANS] > 0:
+                row[g, REFANS] -= 1
+            events |= REFANNED
+        else:
+            row[g, TERMINATED] = 1
+    row[g, TURN] += 1
+    if not row[g, TERMINATED] and row[g, TURN] >= cfg[C_MAX_TURNS]:
+        row[g, TRUNCATED] = 1
+    row[g, CUR] = -1 if (row[g, TERMINATED] or row[g, TRUNCATED]) else (p + 1) % n
+    row[g, L_MOVER] = p
+    row[g, L_CALL] = action
+    row[g, L_CARD] = x
+    row[g, L_PUBLIC] = public
+    row[g, L_EVENTS] = events
+    row[g, L_GAIN] = gain
+    row[g, L_LOSS] = loss
+    row[g, L_LOST] = lost_card
+    row[g, L_PLACE_ZONE] = place_zone
+    row[g, L_PLACE_IDX] = place_idx
+    delta = gain - loss
+    if delta != 0 and cfg[C_SCORE_MODE]:
+        if n == 1:
+            rewards[g, 0] += np.float32(delta / 10.0)
+        else:  # (points gained - mean gained by the table) / 10, for every seat
+            others = -delta / (n * 10.0)
+            for q in range(n):
+                rewards[g, q] += np.float32(others)
+            rewards[g, p] = np.float32(0.0 + delta * (n - 1) / (n * 10.0))
+    term[g] = row[g, TERMINATED] != 0
+    trunc[g] = row[g, TRUNCATED] != 0
+
+
+@njit(cache=True)
+def step_serial(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc):
+    for g in range(actions.shape[0]):
+        _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc, g)
+
+
+@njit(cache=True, parallel=True)
+def step_parallel(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc):
+    for g in prange(actions.shape[0]):
+        _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc, g)
+
+
+@njit(cache=True, inline="always")
+def _legal_row(row, good_joker, mask, g):
+    """Every call is always legal, exhausted cards included; JOKER only with good_joker (§5)."""
+    live = row[g, CUR] >= 0
+    for a in range(NUM_ACTIONS):
+        mask[g, a] = 1 if live else 0
+    if not good_joker:
+        mask[g, JOKER_CALL] = 0
+
+
+@njit(cache=True)
+def legal_serial(row, good_joker, mask):
+    for g in range(mask.shape[0]):
+        _legal_row(row, good_joker, mask, g)
+
+
+@njit(cache=True, parallel=True)
+def legal_parallel(row, good_joker, mask):
+    for g in prange(mask.shape[0]):
+        _legal_row(row, good_joker, mask, g)
+
+
+@njit(cache=True, inline="always")
+def _encode_row(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_all, miss_seat, row, cfg, deck_counts,
+                offs, tabs, rows, seats, out, w):
+    """``view.view`` then ``Codec.encode``: game g's observation from seat ``seats[g]``. Every
+    count is scaled through a table of the view's own float32 quotients (``Kernels.tabs``), so
+    the values are the view's to the bit."""
+    n = cfg[C_PLAYERS]
+    total = cfg[C_TOTAL]
+    refans = max(cfg[C_REFANS], 1)
+    g = rows[w]
+    me = seats[g]
+    for i in range(out.shape[1]):
+        out[g, i] = 0.0
+    h = offs[O_HEAD]
+    out[g, h] = np.float32(row[g, FAN_LEN] / total)
+    out[g, h + 1] = np.float32(row[g, DISC_LEN] / total)
+    if row[g, REFANS] < 0:
+        out[g, h + 3] = 1.0
+    else:
+        out[g, h + 2] = np.float32(row[g, REFANS] / refans)
+    out[g, h + 4] = np.float32(row[g, TURN] / cfg[C_MAX_TURNS])
+    # known_discards, scored, lost, set_aside (BJ, RJ), unseen: per card counts, end to end
+    o = offs[O_COUNTS]
+    count = tabs[T_COUNT]
+    public = cfg[C_PUBLIC]
+    for c in range(NUM_CARDS):
+        kn = counts[g, DISCARDED, c] if public else known[g, me, c]
+        sc = counts[g, SCORED, c]
+        lo = counts[g, LOST, c]
+        out[g, o + c] = count[kn]
+        out[g, o + NUM_CARDS + c] = count[sc]
+        out[g, o + 2 * NUM_CARDS + c] = count[lo]
+        out[g, o + 3 * NUM_CARDS + 2 + c] = count[deck_counts[c] - sc - lo - counts[g, ASIDE, c] - kn]
+    out[g, o + 3 * NUM_CARDS] = count[counts[g, ASIDE, 52]]
+    out[g, o + 3 * NUM_CARDS + 1] = count[counts[g, ASIDE, 53]]
+    out[g, offs[O_POINTS]] = np.float32(row[g, L_GAIN] / SCORE_SCALE)
+    out[g, offs[O_POINTS] + 1] = np.float32(row[g, L_LOSS] / SCORE_SCALE)
+    if n > 1:  # standing: the best opponent score, the opponents ahead of and tied with this player
+        my = stats[g, me, 0]
+        best = -1
+        ahead = 0
+        tied = 0
+        for k in range(1, n):
+            s = stats[g, (me + k) % n, 0]
+            best = max(best, s)
+            if s > my:
+                ahead += 1
+            elif s == my:
+                tied += 1
+        out[g, offs[O_STANDING]] = np.float32(best / SCORE_SCALE)
+        out[g, offs[O_STANDING] + 1] = np.float32(ahead / (n - 1))
+        out[g, offs[O_STANDING] + 2] = np.float32(tied / (n - 1))
+    mover = row[g, L_MOVER]
+    if mover >= 0:
+        out[g, offs[O_LAST_CALL] + row[g, L_CALL]] = 1.0
+        out[g, offs[O_LAST_MOVER] + (mover - me) % n] = 1.0
+        if row[g, L_PUBLIC] or mover == me:
+            out[g, offs[O_LAST_CARD] + row[g, L_CARD]] = 1.0
+    if row[g, L_LOST] >= 0:
+        out[g, offs[O_LOST_CARD] + row[g, L_LOST]] = 1.0
+    if row[g, CUR] >= 0:
+        out[g, offs[O_TO_ACT] + (row[g, CUR] - me) % n] = 1.0
+    events = row[g, L_EVENTS]
+    for i in range(NUM_EVENTS):
+        if events >> i & 1:
+            out[g, offs[O_EVENTS] + i] = 1.0
+    misses = tabs[T_MISS]
+    score = tabs[T_SCORE]
+    for k in range(n):
+        p = (me + k) % n
+        out[g, offs[O_SCORES] + k] = score[stats[g, p, 0]]
+        for v in range(4):
+            out[g, offs[O_PILES] + 4 * k + v] = np.float32(stats[g, p, 1 + v])
+        out[g, offs[O_SEAT_MISSES] + k] = misses[miss_seat[g, p]]
+    for a in range(NUM_ACTIONS):
+        out[g, offs[O_MISS] + a] = misses[miss_all[g, a]]
+        out[g, offs[O_OWN_MISS] + a] = misses[miss[g, me, a]]
+    # the score piles, per card identity and copy: holder, value, place. Copies of a card are
+    # numbered in (relative seat, place) order, as the view sorts them.
+    copies = cfg[C_COPIES]
+    holder = tabs[T_HOLDER]
+    value = tabs[T_VALUE]
+    place = tabs[T_PLACE]
+    for k in range(n):
+        p = (me + k) % n
+        for i in range(pile_len[g, p]):
+            c = pile_card[g, p, i]
+            j = 0
+            while out[g, offs[O_HOLDER] + c * copies + j] != 0.0:  # the next free copy of c
+                j += 1
+            idx = c * copies + j
+            out[g, offs[O_HOLDER] + idx] = holder[k]
+            out[g, offs[O_VALUE] + idx] = value[pile_val[g, p, i]]
+            out[g, offs[O_PLACE] + idx] = place[i]
+
+
+@njit(cache=True)
+def encode_serial(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_all, miss_seat, row, cfg, deck_counts, offs, tabs, rows, seats, out):
+    for w in range(rows.shape[0]):
+        _encode_row(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_all, miss_seat, row, cfg, deck_counts, offs, tabs, rows, seats, out, w)
+
+
+@njit(cache=True, parallel=True)
+def encode_parallel(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_all, miss_seat, row, cfg, deck_counts, offs, tabs, rows, seats, out):
+    for w in prange(rows.shape[0]):
+        _encode_row(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_all, miss_seat, row, cfg, deck_counts, offs, tabs, rows, seats, out, w)
+
+
+@njit(cache=True)
+def current_kernel(row, out):
+    for g in range(out.shape[0]):
+        out[g] = row[g, CUR]
+
+
+@njit(cache=True)
+def results_kernel(stats, rows, n, scores, ranks, buf):
+    """Game points (the sum of each score pile) and competition ranks, highest score first."""
+    for k in range(rows.shape[0]):
+        g = rows[k]
+        for p in range(n):
+            scores[g, p] = stats[g, p, 0]
+            buf[p] = stats[g, p, 0]
+        competition_ranks(buf, False, ranks[g])
+
+
+_ARRAYS = ("fan", "disc", "disc_by", "disc_call", "pile_card", "pile_val", "pile_len", "lost", "aside",
+           "counts", "stats", "known", "miss", "miss_all", "miss_seat", "row")
+
+
+class Kernels:
+    """Guilders' kernels for one configuration (the interface ``card_envs.vector.VectorEnv`` uses)."""
+
+    def __init__(self, rules: GuildersRules):
+        cfg = rules.config
+        self.rules = rules
+        self.num_players = n = cfg.num_players
+        self.num_actions = NUM_ACTIONS
+        layout = guilders_view.layout(rules)
+        self.obs_size = layout.size
+        self.deck = np.array(rules.deck(), dtype=np.int16)
+        self.total = cfg.total_cards
+        self.cfg = np.array(
+            [n, int(cfg.public_discards), int(cfg.evil_joker), int(cfg.good_joker), int(cfg.chaotic_joker),
+             cfg.refan_discards, -1 if cfg.start_player == "random" else cfg.start_player, cfg.max_turns,
+             int(rules.reward_mode == "score"), cfg.total_cards, rules.max_copies],
+            dtype=np.int64,
+        )
+        self.offs = np.array([layout.by_name[name].start for name in _SEGMENTS], dtype=np.int64)
+        self.deck_counts = np.array(rules.deck_counts, dtype=np.int64)
+        self._no_decks = np.zeros((1, 1), dtype=np.int64)
+        self._rank_buf = np.zeros(n, dtype=np.int64)
+        # the view's scalings as tables of float32 quotients, exactly as numpy computes them
+        size = max(cfg.total_cards, rules.max_score, n) + 1
+        i = np.arange(size)
+        f = i.astype(np.float32)
+        self.tabs = np.zeros((6, size), dtype=np.float32)
+        self.tabs[T_MISS] = f / np.float32(MISS_SCALE)
+        self.tabs[T_SCORE] = f / np.float32(SCORE_SCALE)
+        self.tabs[T_COUNT] = f / np.float32(rules.max_copies) if rules.max_copies != 1 else f
+        self.tabs[T_HOLDER] = ((i + 1) / n).astype(np.float32)
+        self.tabs[T_VALUE] = (i / JOKER_POINTS).astype(np.float32)
+        self.tabs[T_PLACE] = ((i + 1) / cfg.total_cards).astype(np.float32)
+
+    def allocate(self, num_envs: int) -> dict[str, np.ndarray]:
+        n, t = self.num_players, self.total
+        return {
+            "fan": np.zeros((num_envs, t), dtype=np.int16),
+            "disc": np.zeros((num_envs, t), dtype=np.int16),
+            "disc_by": np.zeros((num_envs, t), dtype=np.int32),
+            "disc_call": np.zeros((num_envs, t), dtype=np.int16),
+            "pile_card": np.zeros((num_envs, n, t), dtype=np.int16),
+            "pile_val": np.zeros((num_envs, n, t), dtype=np.int8),
+            "pile_len": np.zeros((num_envs, n), dtype=np.int32),
+            "lost": np.zeros((num_envs, t), dtype=np.int16),
+            "aside": np.zeros((num_envs, t), dtype=np.int16),
+            "counts": np.zeros((num_envs, 4, NUM_CARDS), dtype=np.int32),
+            "stats": np.zeros((num_envs, n, 5), dtype=np.int32),
+            "known": np.zeros((num_envs, n, NUM_CARDS), dtype=np.int16),
+            "miss": np.zeros((num_envs, n, NUM_ACTIONS), dtype=np.int16),
+            "miss_all": np.zeros((num_envs, NUM_ACTIONS), dtype=np.int32),  # miss summed over seats
+            "miss_seat": np.zeros((num_envs, n), dtype=np.int32),  # miss summed over calls
+            "row": np.zeros((num_envs, NUM_FIELDS), dtype=np.int32),
+            "rng": np.zeros(num_envs, dtype=np.uint64),
+        }
+
+    @staticmethod
+    def _game(a):
+        return tuple(a[name] for name in _ARRAYS)
+
+    def new_games(self, a, rows, decks) -> None:
+        stacked = decks is not None
+        (new_games_parallel if threaded() else new_games_serial)(*self._game(a), a["rng"], self.cfg, self.deck, rows,
+                         decks if stacked else self._no_decks, stacked)
+
+    def step(self, a, actions, rewards, term, trunc) -> None:
+        (step_parallel if threaded() else step_serial)(*self._game(a), a["rng"], self.cfg, actions, rewards, term, trunc)
+
+    def legal(self, a, mask) -> None:
+        (legal_parallel if threaded() else legal_serial)(a["row"], bool(self.cfg[C_GOOD]), mask)
+
+    def encode(self, a, rows, seats, out) -> None:
+        (encode_parallel if threaded() else encode_serial)(
+            a["pile_card"], a["pile_val"], a["pile_len"], a["counts"], a["stats"], a["known"], a["miss"],
+            a["miss_all"], a["miss_seat"], a["row"], self.cfg, self.deck_counts, self.offs, self.tabs, rows, seats, out)
+
+    def current(self, a, out) -> None:
+        current_kernel(a["row"], out)
+
+    def results(self, a, rows, scores, ranks) -> None:
+        results_kernel(a["stats"], rows, self.num_players, scores, ranks, self._rank_buf)
+
+    # ----------------------------------------------------------------- exchange with rules
+    def dump(self, a, g: int) -> GuildersState:
+        """Game g as a ``GuildersState`` (its ``rng`` a numpy Generator seeded from the row's)."""
+        rules = self.rules
+        n = self.num_players
+        r = a["row"][g]
+        s = rules.new_game(np.random.default_rng(int(a["rng"][g])), None)
+        s.current_player = int(r[CUR])
+        s.terminated, s.truncated = bool(r[TERMINATED]), bool(r[TRUNCATED])
+        s.turn = int(r[TURN])
+        s.fan = [int(c) for c in a["fan"][g, : r[FAN_LEN]]]
+        d = r[DISC_LEN]
+        s.discards = [int(c) for c in a["disc"][g, :d]]
+        s.discard_by = [int(p) for p in a["disc_by"][g, :d]]
+        s.discard_call = [int(c) for c in a["disc_call"][g, :d]]
+        s.piles = [[(int(c), int(v)) for c, v in zip(a["pile_card"][g, p, : a["pile_len"][g, p]],
+                                                      a["pile_val"][g, p, : a["pile_len"][g, p]])] for p in range(n)]
+        s.lost = [int(c) for c in a["lost"][g, : r[LOST_LEN]]]
+        s.set_aside = [int(c) for c in a["aside"][g, : r[ASIDE_LEN]]]
+        s.refans_left = int(r[REFANS])
+        s.stats = a["stats"][g].astype(np.int64)
+        s.scored_counts = a["counts"][g, SCORED].astype(np.int64)
+        s.lost_counts = a["counts"][g, LOST].astype(np.int64)
+        s.aside_counts = a["counts"][g, ASIDE].astype(np.int64)
+        s.discard_counts = a["counts"][g, DISCARDED].astype(np.int64)
+        s.known = a["known"][g].astype(np.int64)
+        s.miss_calls = a["miss"][g].astype(np.int64)
+        s.last_mover, s.last_call, s.last_card = int(r[L_MOVER]), int(r[L_CALL]), int(r[L_CARD])
+        s.last_public = bool(r[L_PUBLIC])
+        s.last_events, s.last_gain, s.last_loss = int(r[L_EVENTS]), int(r[L_GAIN]), int(r[L_LOSS])
+        s.last_lost_card = int(r[L_LOST])
+        zone = int(r[L_PLACE_ZONE])
+        s.last_place = None if zone == PLACE_NONE else ("discards" if zone == PLACE_DISCARDS else "fan", int(r[L_PLACE_IDX]))
+        return s
+
+    def load(self, a, g: int, s: GuildersState) -> None:
+        """Make game g the state ``s`` (the row's generator goes on)."""
+        n = self.num_players
+        r = a["row"][g]
+        r[CUR] = s.current_player
+        r[TERMINATED], r[TRUNCATED] = int(s.terminated), int(s.truncated)
+        r[TURN] = s.turn
+        r[FAN_LEN] = len(s.fan)
+        a["fan"][g, : len(s.fan)] = s.fan
+        r[DISC_LEN] = len(s.discards)
+        a["disc"][g, : len(s.discards)] = s.discards
+        a["disc_by"][g, : len(s.discards)] = s.discard_by
+        a["disc_call"][g, : len(s.discards)] = s.discard_call
+        for p in range(n):
+            pile = s.piles[p]
+            a["pile_len"][g, p] = len(pile)
+            a["pile_card"][g, p, : len(pile)] = [c for c, _ in pile]
+            a["pile_val"][g, p, : len(pile)] = [v for _, v in pile]
+        r[LOST_LEN] = len(s.lost)
+        a["lost"][g, : len(s.lost)] = s.lost
+        r[ASIDE_LEN] = len(s.set_aside)
+        a["aside"][g, : len(s.set_aside)] = s.set_aside
+        r[REFANS] = s.refans_left
+        a["stats"][g] = s.stats
+        a["counts"][g, SCORED] = s.scored_counts
+        a["counts"][g, LOST] = s.lost_counts
+        a["counts"][g, ASIDE] = s.aside_counts
+        a["counts"][g, DISCARDED] = s.discard_counts
+        a["known"][g] = s.known
+        a["miss"][g] = s.miss_calls
+        a["miss_all"][g] = s.miss_calls.sum(axis=0)
+        a["miss_seat"][g] = s.miss_calls.sum(axis=1)
+        r[L_MOVER], r[L_CALL], r[L_CARD] = s.last_mover, s.last_call, s.last_card
+        r[L_PUBLIC] = int(s.last_public)
+        r[L_EVENTS], r[L_GAIN], r[L_LOSS], r[L_LOST] = s.last_events, s.last_gain, s.last_loss, s.last_lost_card
+        if s.last_place is None:
+            r[L_PLACE_ZONE], r[L_PLACE_IDX] = PLACE_NONE, 0
+        else:
+            r[L_PLACE_ZONE] = PLACE_DISCARDS if s.last_place[0] == "discards" else PLACE_FAN
+            r[L_PLACE_IDX] = s.last_place[1]
