@@ -36,6 +36,9 @@ import card_envs  # noqa: E402
 from benchmarks.bench_envs import machine, random_play_steps_per_second  # noqa: E402
 
 SIZES = (1, 64, 1024, 16384)
+#: every rate is the best of this many slices of the measuring time (this VM's speed wanders by
+#: up to 2x within seconds; the best slice is the machine's own rate, as timeit takes the minimum)
+REPEATS = 5
 START, END = "<!-- vector_env: start -->", "<!-- vector_env: end -->"
 
 
@@ -47,15 +50,24 @@ def vector_steps_per_second(name: str, config: dict, num_envs: int, seconds: flo
     venv.reset(seed=0)
     for _ in range(3):
         venv.step(venv.sample_actions())
-    steps = 0
-    start = time.perf_counter()
-    while True:
-        for _ in range(8):
-            venv.step(venv.sample_actions())
-        steps += 8
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return steps * num_envs / elapsed
+    best = 0.0
+    for _ in range(REPEATS):
+        steps = 0
+        start = time.perf_counter()
+        while True:
+            for _ in range(8):
+                venv.step(venv.sample_actions())
+            steps += 8
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds / REPEATS:
+                break
+        best = max(best, steps * num_envs / elapsed)
+    return best
+
+
+def env_steps_per_second(make_env, seconds: float) -> float:
+    """``env()``'s random-play rate, measured as the vector rates are: the best of REPEATS slices."""
+    return max(random_play_steps_per_second(make_env, seconds / REPEATS, seed=k)[0] for k in range(REPEATS))
 
 
 def memory_per_game(name: str, config: dict, num_envs: int = 1024) -> float:
@@ -94,6 +106,13 @@ def hearts_steps_per_second(seconds: float) -> float | None:
     game = pyspiel.load_game("hearts")
     observation = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
     rng = np.random.default_rng(0)
+    best = 0.0
+    for _ in range(REPEATS):
+        best = max(best, _hearts_slice(game, observation, rng, seconds / REPEATS))
+    return best
+
+
+def _hearts_slice(game, observation, rng, seconds: float) -> float:
     steps = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -129,7 +148,7 @@ def main(argv=None) -> int:
         module = card_envs.ENVIRONMENTS[name]
         cfg = dict(module.BENCHMARK_CONFIG)
         row = {"game": name, "config": cfg}
-        row["env"], _, _ = random_play_steps_per_second(lambda: module.env(**cfg), args.seconds)
+        row["env"] = env_steps_per_second(lambda: module.env(**cfg), args.seconds)
         row["cold"], row["warm"] = first_call_seconds(name, cfg)
         for n in SIZES:
             row[n] = vector_steps_per_second(name, cfg, n, args.seconds, threads=1)

@@ -8,6 +8,7 @@
 | Action space | `Discrete(10)` |
 | Observation | `{"observation": Box(float32, (size,)), "action_mask": Box(int8, (10,))}` |
 | Parallel API | no (turns are sequential) |
+| Batched engine | `golf_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/golf/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
 | Rules | `shared/rules/golf.md`; code in `card_envs/golf/rules.py` |
 
 Each player has six cards in two rows of three, face down; nobody, the owner included, sees a
@@ -86,6 +87,7 @@ from the dealer's left; the next card starts the discard pile; the rest is the s
 ## Version history
 
 - v0: first release.
+- v0 (issue 14): `vector_env`, the batched engine, byte-identical to `raw_env()` (tests/vector).
 - v0 (issue 13): new observation segments `stock_known` (1), `stock_counts` (13) and
   `last_round_grid` (N·6·13): a rebuilt stock's public composition is kept, and the layouts
   revealed at a round's end are shown. Rendering: the discard pile's ranks, the rebuilt stock,

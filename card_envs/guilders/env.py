@@ -8,6 +8,7 @@
 | Action space | `Discrete(70)` |
 | Observation | `{"observation": Box(float32, (553 + 162·C + 8·N,)), "action_mask": Box(int8, (70,))}`, C = most copies of one card (1 with one deck) |
 | Parallel API | no (turns are sequential) |
+| Batched engine | `guilders_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/guilders/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
 | Rules | `shared/rules/guilders.md`; code in `card_envs/guilders/rules.py` |
 
 Every card lies face down in a fan. On a turn the player to act calls a suit (1 point), a rank
@@ -113,6 +114,7 @@ Stacked decks: `reset(options={"deck": [...]})` makes the list the fan, drawn in
 ## Version history
 
 - v0: first release.
+- v0 (issue 14): `vector_env`, the batched engine, byte-identical to `raw_env()` (tests/vector).
 - v0 (issue 13): new segments `miss_calls` (70), `own_miss_calls` (70), `holder`, `scored_value`, `scored_place`
   (54·C each) and `seat_misses` (N): every public call and result between a player's turns and
   who holds which scored card reach the observation; `match_probabilities` is the exact

@@ -586,6 +586,7 @@ class Kernels:
         s.discard_counts = a["counts"][g, DISCARDED].astype(np.int64)
         s.known = a["known"][g].astype(np.int64)
         s.miss_calls = a["miss"][g].astype(np.int64)
+        rules.index_piles(s)  # the per-copy mirrors of the piles, miss_all and miss_seat
         s.last_mover, s.last_call, s.last_card = int(r[L_MOVER]), int(r[L_CALL]), int(r[L_CARD])
         s.last_public = bool(r[L_PUBLIC])
         s.last_events, s.last_gain, s.last_loss = int(r[L_EVENTS]), int(r[L_GAIN]), int(r[L_LOSS])
@@ -624,8 +625,8 @@ class Kernels:
         a["counts"][g, DISCARDED] = s.discard_counts
         a["known"][g] = s.known
         a["miss"][g] = s.miss_calls
-        a["miss_all"][g] = s.miss_calls.sum(axis=0)
-        a["miss_seat"][g] = s.miss_calls.sum(axis=1)
+        a["miss_all"][g] = s.miss_all
+        a["miss_seat"][g] = s.miss_seat
         r[L_MOVER], r[L_CALL], r[L_CARD] = s.last_mover, s.last_call, s.last_card
         r[L_PUBLIC] = int(s.last_public)
         r[L_EVENTS], r[L_GAIN], r[L_LOSS], r[L_LOST] = s.last_events, s.last_gain, s.last_loss, s.last_lost_card

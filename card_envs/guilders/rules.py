@@ -147,15 +147,23 @@ class GuildersState:
     seat p's score pile as ``(card, value)`` in scoring order. ``lost``: cards the evil
     penalty took out of the game; ``set_aside``: revealed jokers. The numpy counters mirror
     these lists for a fast view: ``stats[p] = [score, #1s, #5s, #10s, #15s]``, per-card counts of
-    scored, lost, set-aside and discarded cards, and ``known[p]`` = the cards of the discard
-    pile that p drew itself. ``last_*`` describe the turn just played.
+    scored, lost, set-aside and discarded cards, ``face_down_counts`` = the deck minus the scored,
+    lost and set-aside cards (the cards of the fan and the discard pile), and ``known[p]`` = the
+    cards of the discard pile that p drew itself. ``miss_calls[p, a]`` counts p's misses of call
+    a in the discard pile, ``miss_all[a]`` and ``miss_seat[p]`` its sums over seats and over
+    calls. Every scored
+    card also has a *copy slot* ``(card, j)``, j < the most copies of a card, the first free one
+    when it is scored: ``card_holder[card, j]`` is the seat whose pile holds it (-1: the slot is
+    free), ``card_value`` its value there and ``card_place`` its index in that pile (-1 when
+    free). ``last_*`` describe the turn just played.
     """
 
     __slots__ = (
         "config", "deck_counts", "rng", "current_player", "terminated", "truncated", "turn",
         "fan", "discards", "discard_by", "piles", "lost", "set_aside", "refans_left",
         "stats", "scored_counts", "lost_counts", "aside_counts", "discard_counts", "known",
-        "discard_call", "miss_calls",
+        "discard_call", "miss_calls", "miss_all", "miss_seat", "card_holder", "card_value", "card_place",
+        "face_down_counts",
         "last_mover", "last_call", "last_card", "last_public", "last_events", "last_gain",
         "last_loss", "last_lost_card", "last_place",
     )
@@ -172,7 +180,8 @@ class GuildersState:
         t.piles = [list(p) for p in self.piles]
         t.lost = list(self.lost)
         t.set_aside = list(self.set_aside)
-        for name in ("stats", "scored_counts", "lost_counts", "aside_counts", "discard_counts", "known", "miss_calls"):
+        for name in ("stats", "scored_counts", "lost_counts", "aside_counts", "discard_counts", "known", "miss_calls",
+                     "miss_all", "miss_seat", "card_holder", "card_value", "card_place", "face_down_counts"):
             setattr(t, name, getattr(self, name).copy())
         return t
 
@@ -230,10 +239,16 @@ class GuildersRules:
         s.scored_counts = np.zeros(cards.NUM_CARDS, dtype=np.int64)
         s.lost_counts = np.zeros(cards.NUM_CARDS, dtype=np.int64)
         s.aside_counts = np.zeros(cards.NUM_CARDS, dtype=np.int64)
+        s.face_down_counts = self.deck_counts.copy()
         s.discard_counts = np.zeros(cards.NUM_CARDS, dtype=np.int64)
         s.known = np.zeros((n, cards.NUM_CARDS), dtype=np.int64)
         s.discard_call = []
         s.miss_calls = np.zeros((n, NUM_ACTIONS), dtype=np.int64)
+        s.miss_all = np.zeros(NUM_ACTIONS, dtype=np.int64)
+        s.miss_seat = np.zeros(n, dtype=np.int64)
+        s.card_holder = np.full((cards.NUM_CARDS, self.max_copies), -1, dtype=np.int64)
+        s.card_value = np.zeros((cards.NUM_CARDS, self.max_copies), dtype=np.int64)
+        s.card_place = np.full((cards.NUM_CARDS, self.max_copies), -1, dtype=np.int64)
         s.last_mover = s.last_call = s.last_card = s.last_lost_card = -1
         s.last_public = False
         s.last_events = s.last_gain = s.last_loss = 0
@@ -293,6 +308,7 @@ class GuildersRules:
                 if cfg.evil_joker or cfg.chaotic_joker:  # step 3
                     s.set_aside.append(x)
                     s.aside_counts[x] += 1
+                    s.face_down_counts[x] -= 1
                     events |= SET_ASIDE
                 else:
                     self._discard(s, p, x, action)
@@ -335,11 +351,16 @@ class GuildersRules:
 
     @staticmethod
     def _score(s: GuildersState, p: int, x: int, value: int) -> None:
-        s.piles[p].append((x, value))
+        """x goes on top of p's score pile worth ``value``, into x's first free copy slot."""
+        pile = s.piles[p]
+        j = s.card_holder[x].tolist().index(-1)
+        s.card_holder[x, j], s.card_value[x, j], s.card_place[x, j] = p, value, len(pile)
+        pile.append((x, value))
         row = s.stats[p]
         row[0] += value
         row[1 + VALUE_INDEX[value]] += 1
         s.scored_counts[x] += 1
+        s.face_down_counts[x] -= 1
 
     @staticmethod
     def _discard(s: GuildersState, p: int, x: int, call: int) -> None:
@@ -347,6 +368,8 @@ class GuildersRules:
         s.discard_by.append(p)
         s.discard_call.append(call)
         s.miss_calls[p, call] += 1
+        s.miss_all[call] += 1
+        s.miss_seat[p] += 1
         s.discard_counts[x] += 1
         s.known[p, x] += 1
 
@@ -355,6 +378,8 @@ class GuildersRules:
         """The discard pile went into the fan: nobody knows where any of its cards lies now."""
         s.discards, s.discard_by, s.discard_call = [], [], []
         s.miss_calls[:] = 0
+        s.miss_all[:] = 0
+        s.miss_seat[:] = 0
         s.discard_counts[:] = 0
         s.known[:] = 0
 
@@ -370,6 +395,10 @@ class GuildersRules:
             if pile[i][1] > pile[best][1]:
                 best = i
         card, value = pile.pop(best)
+        in_pile = s.card_holder == p
+        gone = in_pile & (s.card_place == best)  # its copy slot is free again
+        s.card_holder[gone], s.card_value[gone], s.card_place[gone] = -1, 0, -1
+        s.card_place[in_pile & (s.card_place > best)] -= 1  # the cards above it move down
         row = s.stats[p]
         row[0] -= value
         row[1 + VALUE_INDEX[value]] -= 1
@@ -377,6 +406,22 @@ class GuildersRules:
         s.lost.append(card)
         s.lost_counts[card] += 1
         return card, value
+
+    @staticmethod
+    def index_piles(s: GuildersState) -> None:
+        """Rebuild the mirrors ``card_*`` (copy slots filled seat by seat, in scoring order),
+        ``miss_all``, ``miss_seat`` and ``face_down_counts`` from ``piles``, ``miss_calls`` and
+        the per-card counts: for a state assembled from outside (``kernels.Kernels.dump``)."""
+        s.card_holder[:] = -1
+        s.card_value[:] = 0
+        s.card_place[:] = -1
+        for p, pile in enumerate(s.piles):
+            for i, (x, value) in enumerate(pile):
+                j = s.card_holder[x].tolist().index(-1)
+                s.card_holder[x, j], s.card_value[x, j], s.card_place[x, j] = p, value, i
+        s.miss_all = s.miss_calls.sum(axis=0)
+        s.face_down_counts = s.deck_counts - s.scored_counts - s.lost_counts - s.aside_counts
+        s.miss_seat = s.miss_calls.sum(axis=1)
 
     # ------------------------------------------------------------------------ results
     def scores(self, s: GuildersState) -> list[int]:

@@ -91,9 +91,13 @@ class PlayerView:
     ``rules.EVENT_NAMES``); ``last_gain``/``last_loss`` are the mover's points won and lost, and
     ``last_lost_card`` the card the evil penalty took. ``miss_calls[a]`` counts the misses of
     call ``a`` in the discard pile (everyone's), ``own_miss_calls[a]`` this player's, and
-    ``seat_misses[k]`` each seat's misses there. ``piles[k]`` is seat k's score pile as
-    ``(card, value)`` in scoring order. ``jokers_can_miss`` (from the configuration: good_joker
-    alone) says whether a face-down miss may be a joker.
+    ``seat_misses[k]`` each seat's misses there. The score piles are kept per card identity and
+    copy, as the observation encodes them: ``holder[c, j]`` is the relative seat whose pile holds
+    copy j of card c (-1: fewer than j + 1 copies of c are scored), ``scored_value[c, j]`` its
+    value (0 when not scored) and ``scored_place[c, j]`` its index in that pile (-1), the scored
+    copies of a card first, in (relative seat, place) order, so equal piles always give equal
+    arrays; :attr:`piles` lists the same piles card by card. ``jokers_can_miss`` (from the
+    configuration: good_joker alone) says whether a face-down miss may be a joker.
     """
 
     num_players: int
@@ -119,8 +123,24 @@ class PlayerView:
     miss_calls: np.ndarray  # (70,) the misses in the discard pile, per call (every seat's)
     own_miss_calls: np.ndarray  # (70,) this player's misses in the discard pile, per call
     seat_misses: np.ndarray  # (N,) misses in the discard pile, by relative seat
-    piles: tuple  # (N,) of tuples of (card, value), in scoring order, by relative seat
+    holder: np.ndarray  # (54, copies) relative seat holding each scored copy, -1 = not scored
+    scored_value: np.ndarray  # (54, copies) its value in that pile, 0 = not scored
+    scored_place: np.ndarray  # (54, copies) its index in that pile (0 = scored first), -1 = not scored
     jokers_can_miss: bool = False
+
+    @property
+    def piles(self) -> tuple:
+        """(N,) by relative seat: each score pile as a tuple of ``(card, value)`` in scoring
+        order (from ``holder``, ``scored_value`` and ``scored_place``)."""
+        copies = self.holder.shape[1]
+        hold = self.holder.ravel().tolist()
+        value = self.scored_value.ravel().tolist()
+        place = self.scored_place.ravel().tolist()
+        piles = [[] for _ in range(self.num_players)]
+        for i, k in enumerate(hold):
+            if k >= 0:
+                piles[k].append((place[i], i // copies, value[i]))
+        return tuple(tuple((c, val) for _, c, val in sorted(p)) for p in piles)
 
     @property
     def unknown_discards(self) -> int:
@@ -129,11 +149,10 @@ class PlayerView:
 
     def standing(self) -> tuple[int, int, int]:
         """(best opponent score, opponents strictly ahead, opponents tied with this player)."""
-        scores = self.scores.tolist()
-        me, others = scores[0], scores[1:]
+        me, *others = self.scores.tolist()
         if not others:
             return 0, 0, 0
-        return max(others), sum(1 for s in others if s > me), sum(1 for s in others if s == me)
+        return max(others), len([s for s in others if s > me]), others.count(me)
 
     def draw_probabilities(self) -> np.ndarray:
         """(54,) the exact chance that the next card drawn is each card identity, given this
@@ -157,19 +176,48 @@ class PlayerView:
         return out
 
 
+@lru_cache(maxsize=None)
+def _seat_tables(n: int, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, relative)`` for ``seat`` at an n-seat table: ``order[k]`` is the absolute seat
+    at relative seat k (k = 0 is ``seat``), and ``relative[p]`` the relative seat of absolute
+    seat p, with ``relative[n] = relative[-1] = -1`` so that -1 (no seat) stays -1."""
+    order = np.array([(seat + k) % n for k in range(n)], dtype=np.int64)
+    relative = np.array([(p - seat) % n for p in range(n)] + [-1], dtype=np.int64)
+    order.flags.writeable = relative.flags.writeable = False
+    return order, relative
+
+
+def _in_seat_order(holder: np.ndarray, value: np.ndarray, place: np.ndarray, total: int):
+    """The copies of each card (the rows) reordered: the scored ones first, by (relative seat,
+    place), then the free slots (-1, 0, -1). Each copy is packed into one sortable int."""
+    key = np.where(holder >= 0, (holder * total + place) * (JOKER_POINTS + 1) + value, np.iinfo(np.int64).max)
+    key.sort(axis=1)
+    free = key == np.iinfo(np.int64).max
+    rest, value = np.divmod(key, JOKER_POINTS + 1)
+    holder, place = np.divmod(rest, total)
+    holder[free], value[free], place[free] = -1, 0, -1
+    return holder, value, place
+
+
 def view(s: GuildersState, seat: int) -> PlayerView:
-    """Filter the state down to what ``seat`` may know."""
+    """Filter the state down to what ``seat`` may know. The state's numpy mirrors
+    (``face_down_counts``, ``miss_all``, ``miss_seat``, ``card_*``) make this a few array copies
+    whatever the length of the game."""
     cfg = s.config
     n = cfg.num_players
     known = (s.discard_counts if cfg.public_discards else s.known[seat]).copy()
     scored = s.scored_counts.copy()
     lost = s.lost_counts.copy()
-    unseen = s.deck_counts - scored - lost - s.aside_counts - known
-    stats = np.concatenate((s.stats[seat:], s.stats[:seat])) if seat else s.stats.copy()
+    unseen = s.face_down_counts - known
+    order, relative = _seat_tables(n, seat)
+    stats = s.stats.take(order, axis=0)
+    holder = relative[s.card_holder]  # -1 (free) indexes relative[-1] = -1
+    if holder.shape[1] > 1:
+        holder, value, place = _in_seat_order(holder, s.card_value, s.card_place, cfg.total_cards)
+    else:  # one copy per card: nothing to order
+        value, place = s.card_value.copy(), s.card_place.copy()
     cp, mover = s.current_player, s.last_mover
     seen = mover >= 0 and (s.last_public or mover == seat)
-    per_seat = s.miss_calls.sum(axis=1)
-    piles = tuple(tuple(s.piles[(seat + k) % n]) for k in range(n))
     return PlayerView(
         num_players=n,
         fan_size=len(s.fan),
@@ -191,10 +239,12 @@ def view(s: GuildersState, seat: int) -> PlayerView:
         last_gain=s.last_gain,
         last_loss=s.last_loss,
         last_lost_card=None if s.last_lost_card < 0 else s.last_lost_card,
-        miss_calls=s.miss_calls.sum(axis=0),
+        miss_calls=s.miss_all.copy(),
         own_miss_calls=s.miss_calls[seat].copy(),
-        seat_misses=np.concatenate((per_seat[seat:], per_seat[:seat])) if seat else per_seat,
-        piles=piles,
+        seat_misses=s.miss_seat[order],
+        holder=holder,
+        scored_value=value,
+        scored_place=place,
         jokers_can_miss=cfg.good_joker and not (cfg.evil_joker or cfg.chaotic_joker),
     )
 
@@ -256,114 +306,97 @@ def layout(rules: GuildersRules) -> Layout:
 
 
 class Codec:
-    """Encodes and decodes PlayerViews for one configuration."""
+    """Encodes and decodes PlayerViews for one configuration.
+
+    Every entry of an observation is an integer of the view divided by its segment's scale
+    (a one-hot entry: 1 / 1), correctly rounded to float32. :meth:`encode` writes the integers
+    into one int64 vector, then divides it as float32 by the per-entry scales
+    (``self.divisor``): those integers and scales are below 2**24, exact in float32, so a float32
+    division rounds the exact quotient once, as rounding a float64 quotient to float32 does
+    (float64 carries more than twice float32's digits). The five scalars at the front (turns
+    and ``max_turns`` may be large) are divided in float64 and rounded."""
 
     def __init__(self, rules: GuildersRules):
         cfg = rules.config
         self.layout = layout(rules)
-        self.n = cfg.num_players
+        self.n = n = cfg.num_players
         self.total = cfg.total_cards
         self.copies = float(rules.max_copies)
         self.refans = max(cfg.refan_discards, 1)
         self.unlimited = cfg.refan_discards < 0
         self.max_turns = cfg.max_turns
-        o = {name: sl.start for name, sl in self.layout.slices.items()}
         self.size = self.layout.size
-        self._head = slice(o["fan_size"], o["turns"] + 1)  # the five scalars at the front
-        assert [o["discard_size"], o["refans_left"], o["refans_unlimited"], o["turns"]] == [1, 2, 3, 4]
+        self.jokers_can_miss = cfg.good_joker and not (cfg.evil_joker or cfg.chaotic_joker)
+        sl = self.layout.slices
+        o = {name: s.start for name, s in sl.items()}
+        # the five scalars at the front, at fixed indices
+        assert [o["fan_size"], o["discard_size"], o["refans_left"], o["refans_unlimited"], o["turns"]] == [0, 1, 2, 3, 4]
         self.o_last_call, self.o_last_card, self.o_events = o["last_call"], o["last_card"], o["last_events"]
         self.o_points, self.o_lost_card, self.o_standing = o["last_points"], o["last_lost_card"], o["standing"]
-        self.o_scores, self.o_to_act, self.o_last_mover = o["scores"], o["to_act"], o["last_mover"]
-        self._piles = self.layout.slices["pile_values"]
-        self.o_miss_calls, self.o_own_miss_calls, self.o_seat_misses = o["miss_calls"], o["own_miss_calls"], o["seat_misses"]
-        self.o_holder, self.o_value, self.o_place = o["holder"], o["scored_value"], o["scored_place"]
-        self.jokers_can_miss = cfg.good_joker and not (cfg.evil_joker or cfg.chaotic_joker)
-        # the per-card count segments lie end to end: one division scales them all
+        self.o_to_act, self.o_last_mover = o["to_act"], o["last_mover"]
+        # the array segments lie in runs end to end: one concatenation writes each run
         self._counts = slice(o["known_discards"], o["unseen"] + NUM_CARDS)
+        self._misses_and_piles = slice(o["miss_calls"], sl["scored_place"].stop)
+        self._scores, self._pile_values, self._seat_misses = sl["scores"], sl["pile_values"], sl["seat_misses"]
         assert self._counts.stop - self._counts.start == 4 * NUM_CARDS + 2
+        assert [o["own_miss_calls"], o["holder"], o["scored_value"], o["scored_place"]] == [
+            sl["miss_calls"].stop, sl["own_miss_calls"].stop, sl["holder"].stop, sl["scored_value"].stop]
+        #: ``offset[i]``: added to entry i before the division: a scored copy's relative seat and
+        #: place are encoded + 1, so that 0 (-1 + 1) means not scored
+        self.offset = np.zeros(self.size, dtype=np.int64)
+        self.offset[sl["holder"]] = self.offset[sl["scored_place"]] = 1
+        self.offset.flags.writeable = False
+        #: ``divisor[i]``: the scale entry i is divided by (1 for the five scalars at the front)
+        scale = {
+            "known_discards": self.copies, "scored": self.copies, "lost": self.copies, "set_aside": self.copies,
+            "unseen": self.copies, "last_points": SCORE_SCALE, "miss_calls": MISS_SCALE, "own_miss_calls": MISS_SCALE,
+            "holder": n, "scored_value": JOKER_POINTS, "scored_place": self.total, "scores": SCORE_SCALE,
+            "seat_misses": MISS_SCALE,
+        }
+        self.divisor = np.ones(self.size, dtype=np.float32)
+        for name, value in scale.items():
+            self.divisor[sl[name]] = value
+        self.divisor[o["standing"]: o["standing"] + 3] = (SCORE_SCALE, max(n - 1, 1), max(n - 1, 1))
+        self.divisor.flags.writeable = False
 
     def encode(self, v: PlayerView) -> np.ndarray:
-        x = np.zeros(self.size, dtype=np.float32)
+        raw = np.zeros(self.size, dtype=np.int64)  # the integers, divided by ``divisor`` at the end
         n = self.n
+        np.concatenate((v.known_discards, v.scored, v.lost, v.set_aside, v.unseen), out=raw[self._counts])
+        np.concatenate((v.miss_calls, v.own_miss_calls, v.holder.reshape(-1), v.scored_value.reshape(-1),
+                        v.scored_place.reshape(-1)), out=raw[self._misses_and_piles])
+        raw[self._scores] = v.scores
+        raw[self._pile_values].reshape(v.pile_values.shape)[...] = v.pile_values
+        raw[self._seat_misses] = v.seat_misses
+        # the scalars and one-hot entries scattered over the rest
+        raw[self.o_points], raw[self.o_points + 1] = v.last_gain, v.last_loss
+        if n > 1:
+            k = self.o_standing
+            raw[k], raw[k + 1], raw[k + 2] = v.standing()
+        if v.last_call is not None:
+            raw[self.o_last_call + v.last_call] = 1
+        if v.last_card is not None:
+            raw[self.o_last_card + v.last_card] = 1
+        if v.last_lost_card is not None:
+            raw[self.o_lost_card + v.last_lost_card] = 1
+        if v.to_act is not None:
+            raw[self.o_to_act + v.to_act] = 1
+        if v.last_mover is not None:
+            raw[self.o_last_mover + v.last_mover] = 1
+        for name in v.last_events:
+            raw[self.o_events + EVENT_INDEX[name]] = 1
+        raw += self.offset
+        x = raw.astype(np.float32)
+        x /= self.divisor
         unlimited = v.refans_left < 0
-        x[self._head] = (
+        x[0], x[1], x[2], x[3], x[4] = (
             v.fan_size / self.total,
             v.discard_size / self.total,
             0.0 if unlimited else v.refans_left / self.refans,
             1.0 if unlimited else 0.0,
             v.turns / self.max_turns,
         )
-        # known_discards, scored, lost, set_aside, unseen lie end to end
-        counts = np.concatenate((v.known_discards, v.scored, v.lost, v.set_aside, v.unseen)).astype(np.float32)
-        if self.copies != 1.0:
-            counts /= np.float32(self.copies)
-        x[self._counts] = counts
-        # the scalars and one-hot entries scattered over the rest, written at once
-        where = [self.o_points, self.o_points + 1]
-        what = [v.last_gain / SCORE_SCALE, v.last_loss / SCORE_SCALE]
-        if n > 1:
-            best, ahead, tied = v.standing()
-            where += [self.o_standing, self.o_standing + 1, self.o_standing + 2]
-            what += [best / SCORE_SCALE, ahead / (n - 1), tied / (n - 1)]
-        if v.last_call is not None:
-            where.append(self.o_last_call + v.last_call)
-        if v.last_card is not None:
-            where.append(self.o_last_card + v.last_card)
-        if v.last_lost_card is not None:
-            where.append(self.o_lost_card + v.last_lost_card)
-        if v.to_act is not None:
-            where.append(self.o_to_act + v.to_act)
-        if v.last_mover is not None:
-            where.append(self.o_last_mover + v.last_mover)
-        for name in v.last_events:
-            where.append(self.o_events + EVENT_INDEX[name])
-        what += [1.0] * (len(where) - len(what))
-        x[where] = what
-        k = self.o_scores
-        x[k : k + n] = v.scores.astype(np.float32) / np.float32(SCORE_SCALE)
-        x[self._piles] = v.pile_values.ravel()
-        k = self.o_miss_calls
-        x[k : k + NUM_ACTIONS] = v.miss_calls.astype(np.float32) / np.float32(MISS_SCALE)
-        k = self.o_own_miss_calls
-        x[k : k + NUM_ACTIONS] = v.own_miss_calls.astype(np.float32) / np.float32(MISS_SCALE)
-        k = self.o_seat_misses
-        x[k : k + n] = v.seat_misses.astype(np.float32) / np.float32(MISS_SCALE)
-        self._encode_piles(v.piles, x)
         return x
-
-    def _encode_piles(self, piles, x: np.ndarray) -> None:
-        """Per card identity and copy: holder, value and place. Copies of one card are listed
-        by (relative seat, place), so equal piles always encode alike."""
-        copies = int(self.copies)
-        entries = [(c, k, i, val) for k, pile in enumerate(piles) for i, (c, val) in enumerate(pile)]
-        if not entries:
-            return
-        if copies > 1:
-            entries.sort()
-        slot = {}
-        idx, hold, value, place = [], [], [], []
-        for c, k, i, val in entries:
-            j = slot.get(c, 0)
-            slot[c] = j + 1
-            idx.append(c * copies + j)
-            hold.append((k + 1) / self.n)
-            value.append(val / JOKER_POINTS)
-            place.append((i + 1) / self.total)
-        idx = np.array(idx)
-        x[self.o_holder + idx] = hold
-        x[self.o_value + idx] = value
-        x[self.o_place + idx] = place
-
-    def _decode_piles(self, seg) -> tuple:
-        copies = int(self.copies)
-        hold = seg["holder"].ravel()
-        value = seg["scored_value"].ravel()
-        place = seg["scored_place"].ravel()
-        piles = [[] for _ in range(self.n)]
-        for i in np.flatnonzero(hold):
-            k = int(round(float(hold[i]) * self.n)) - 1
-            piles[k].append((int(round(float(place[i]) * self.total)) - 1, int(i) // copies, int(round(float(value[i]) * JOKER_POINTS))))
-        return tuple(tuple((c, val) for _, c, val in sorted(p)) for p in piles)
 
     def decode(self, x: np.ndarray) -> PlayerView:
         """The PlayerView an observation vector encodes (encode(decode(x)) == x)."""
@@ -405,7 +438,9 @@ class Codec:
             miss_calls=count(seg["miss_calls"], MISS_SCALE),
             own_miss_calls=count(seg["own_miss_calls"], MISS_SCALE),
             seat_misses=count(seg["seat_misses"], MISS_SCALE),
-            piles=self._decode_piles(seg),
+            holder=count(seg["holder"], self.n) - 1,
+            scored_value=count(seg["scored_value"], JOKER_POINTS),
+            scored_place=count(seg["scored_place"], self.total) - 1,
             jokers_can_miss=self.jokers_can_miss,
         )
 
@@ -448,8 +483,9 @@ def render(v: PlayerView, seat: int | None = None) -> str:
         lines.append(text)
     lines.append("scores (you first, then in turn order):")
     width = max(len(name) for name in names)
+    piles = v.piles
     for k in range(n):
-        pile = " ".join(f"{cards.to_str(c)}={val}" for c, val in v.piles[k]) if v.piles[k] else ""
+        pile = " ".join(f"{cards.to_str(c)}={val}" for c, val in piles[k]) if piles[k] else ""
         misses = f"   misses in the discard pile: {int(v.seat_misses[k])}" if v.seat_misses[k] else ""
         lines.append(f"  {names[k]:<{width}} {int(v.scores[k]):>4}   {_pile_text(v.pile_values[k])}"
                      + (f": {pile}" if pile else "") + misses)

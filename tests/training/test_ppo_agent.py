@@ -98,7 +98,8 @@ def test_an_exported_policy_is_small_and_plays_exactly_like_the_full_file(model,
     assert read_metadata(small)["note"] == "trained by a test"
     a, b = agents.load(f"ppo:{full}"), agents.load(f"ppo:{small}")
     rng = np.random.default_rng(4)
+    size = a.policy_for("golf_v0")[0].obs_size
     for _ in range(50):
-        obs = {"observation": rng.random(233).astype(np.float32), "action_mask": (rng.random(10) < 0.6).astype(np.int8)}
+        obs = {"observation": rng.random(size).astype(np.float32), "action_mask": (rng.random(10) < 0.6).astype(np.int8)}
         obs["action_mask"][9] = 1
         assert a.act(obs, "player_0", "golf_v0") == b.act(obs, "player_1", "golf_v0")
