@@ -195,8 +195,9 @@ def render(rows, hearts, elapsed, args) -> str:
         "",
         f"Measured {time.strftime('%Y-%m-%d')} by `python benchmarks/bench_vector.py --seconds {args.seconds:g}` in "
         f"{elapsed:.0f} s, numba {numba.__version__}; {machine()}. Random legal play, every game's observation and "
-        "mask produced every step; env steps per second (a batch step of N games counts N). "
-        "`env()` and OpenSpiel hearts were measured in the same run.",
+        "mask produced every step; env steps per second (a batch step of N games counts N), each the best of "
+        f"{REPEATS} slices of the measuring time (this VM's speed wanders), `env()` and hearts measured the same way. "
+        "All in the same run.",
         "",
         "| Game | Configuration | `env()` | N=1 | N=64 | N=1024 | N=16384 | N=1024, 2 cores | × `env()` | × hearts | 2 cores / 1 | bytes per game | first call (cold / warm cache) |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
