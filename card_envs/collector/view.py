@@ -90,6 +90,7 @@ def num_actions(hot: bool) -> int:
     return 16 if hot else 17
 
 
+@lru_cache(maxsize=None)  # decode is called every step by the heuristic: build each layout once
 def make_layout(num_players: int, hot: bool = False, max_rounds: int = 200, target_points: int = 11,
                 max_deals: int = 100) -> Layout:
     """The observation layout for ``num_players`` (the bounds follow the options)."""
@@ -253,11 +254,17 @@ def decode(vector: np.ndarray, hot: bool = False) -> PlayerView:
         nz = np.flatnonzero(row)
         return None if len(nz) == 0 else int(nz[0])
 
+    def row_one_hots(m) -> list[int | None]:
+        """``one_hot`` of every row of a 2-D segment, in one numpy pass."""
+        hot = m != 0
+        first = hot.argmax(axis=1).tolist()
+        return [i if h else None for i, h in zip(first, hot.any(axis=1).tolist())]
+
     def ints(row) -> tuple[int, ...]:
         return tuple(int(round(float(c))) for c in row)
 
     phase = one_hot(seg["phase"])
-    stock_rows = [one_hot(r) for r in seg["stock_known"]]
+    stock_rows = row_one_hots(seg["stock_known"])
     shown = seg["shown_hands"]
     return PlayerView(
         num_players=n,
@@ -269,11 +276,11 @@ def decode(vector: np.ndarray, hot: bool = False) -> PlayerView:
         stock_size=int(seg["stock_size"][0]),
         own_commit=one_hot(seg["own_commit"]),
         committed=tuple(bool(c) for c in seg["committed"]),
-        played=tuple(one_hot(r) for r in seg["played"]),
-        last_played=tuple(one_hot(r) for r in seg["last_played"]),
-        last_taken_by=tuple(one_hot(r) for r in seg["last_taken_by"]),
+        played=tuple(row_one_hots(seg["played"])),
+        last_played=tuple(row_one_hots(seg["last_played"])),
+        last_taken_by=tuple(row_one_hots(seg["last_taken_by"])),
         last_drawn=ints(seg["last_drawn"]),
-        last_claimed=tuple(one_hot(r) for r in seg["last_claimed"]),
+        last_claimed=tuple(row_one_hots(seg["last_claimed"])),
         known_cards=tuple(ints(r) for r in seg["known_cards"]),
         stock_known=tuple(r for r in stock_rows if r is not None),
         shown_hands=None if not shown.any() else tuple(ints(r) for r in shown),
