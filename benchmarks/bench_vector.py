@@ -34,6 +34,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import card_envs  # noqa: E402
 from benchmarks.bench_envs import machine, random_play_steps_per_second  # noqa: E402
+from benchmarks.run import spiel_random_play  # noqa: E402
 
 SIZES = (1, 64, 1024, 16384)
 #: every rate is the best of this many slices of the measuring time (this VM's speed wanders by
@@ -108,25 +109,8 @@ def hearts_steps_per_second(seconds: float) -> float | None:
     rng = np.random.default_rng(0)
     best = 0.0
     for _ in range(REPEATS):
-        best = max(best, _hearts_slice(game, observation, rng, seconds / REPEATS))
+        best = max(best, spiel_random_play(game, lambda s: observation.set_from(s, s.current_player()), rng, seconds / REPEATS))
     return best
-
-
-def _hearts_slice(game, observation, rng, seconds: float) -> float:
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            else:
-                observation.set_from(state, state.current_player())
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-                steps += 1
-    return steps / (time.perf_counter() - start)
 
 
 def main(argv=None) -> int:

@@ -90,13 +90,9 @@ def ppo_steps_per_second(name: str, config: dict, timesteps: int = 2048) -> floa
     return timesteps / (time.perf_counter() - start)
 
 
-def openspiel_steps_per_second(game_name: str, seconds: float) -> float | None:
-    try:
-        import pyspiel
-    except ImportError:
-        return None
-    game = pyspiel.load_game(game_name)
-    rng = np.random.default_rng(0)
+def spiel_random_play(game, observe, rng, seconds: float) -> float:
+    """Steps/s of random legal play of a pyspiel ``game`` for about ``seconds``, chance resolved by
+    its outcome distribution's support, ``observe(state)`` called before every decision."""
     steps = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -106,12 +102,21 @@ def openspiel_steps_per_second(game_name: str, seconds: float) -> float | None:
                 outcomes = state.chance_outcomes()
                 state.apply_action(outcomes[rng.integers(len(outcomes))][0])
             else:
-                # the acting player's observation every step, as the PettingZoo loop builds one
-                state.observation_tensor(state.current_player())
+                observe(state)
                 legal = state.legal_actions()
                 state.apply_action(legal[rng.integers(len(legal))])
                 steps += 1
     return steps / (time.perf_counter() - start)
+
+
+def openspiel_steps_per_second(game_name: str, seconds: float) -> float | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game(game_name)
+    # the acting player's observation every step, as the PettingZoo loop builds one
+    return spiel_random_play(game, lambda s: s.observation_tensor(s.current_player()), np.random.default_rng(0), seconds)
 
 
 def main(argv=None) -> int:

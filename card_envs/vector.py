@@ -155,6 +155,54 @@ def competition_ranks(values, lower_is_better, out):
 
 
 @njit(cache=True)
+def column(table, field, out):
+    """``out[g] = table[g, field]`` for every game (e.g. the seat to act from the row scalars)."""
+    for g in range(out.shape[0]):
+        out[g] = table[g, field]
+
+
+@njit(cache=True)
+def final_results(points, rows, lower_is_better, scores, ranks, buf):
+    """For the finished games in ``rows``: each seat's game points (``points[g, p]``) and their
+    competition ranks (1 = best, ties share the best rank of their tie)."""
+    for k in range(rows.shape[0]):
+        g = rows[k]
+        for p in range(points.shape[1]):
+            scores[g, p] = points[g, p]
+            buf[p] = points[g, p]
+        competition_ranks(buf, lower_is_better, ranks[g])
+
+
+class GameKernels:
+    """What every game's kernels share: the configuration's sizes and deck, the seat to act
+    (``row[:, CURRENT]``) and the final results from a per-seat points table. A game subclasses
+    it (``card_envs/<game>/kernels.py``) and supplies the rest of the interface above."""
+
+    #: the game's field of ``arrays["row"]`` holding the seat to act (-1 once over)
+    CURRENT: int
+    #: lower game points rank first (Golf) or higher (Guilders)
+    LOWER_IS_BETTER: bool
+
+    def __init__(self, rules: Any, view: Any):
+        self.rules = rules
+        self.num_players = rules.num_players
+        self.num_actions = rules.num_actions
+        self.obs_size = view.layout(rules).size
+        self.deck = np.array(rules.deck(), dtype=np.int16)
+        self._rank_buf = np.zeros(self.num_players, dtype=np.int64)
+
+    def points(self, arrays: dict) -> np.ndarray:
+        """``(N, P)``: each seat's game points (a view of the state arrays)."""
+        raise NotImplementedError
+
+    def current(self, arrays: dict, out: np.ndarray) -> None:
+        column(arrays["row"], self.CURRENT, out)
+
+    def results(self, arrays: dict, rows: np.ndarray, scores: np.ndarray, ranks: np.ndarray) -> None:
+        final_results(self.points(arrays), rows, self.LOWER_IS_BETTER, scores, ranks, self._rank_buf)
+
+
+@njit(cache=True)
 def _first_illegal(mask, actions):
     for g in range(actions.shape[0]):
         a = actions[g]

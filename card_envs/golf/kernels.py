@@ -40,7 +40,7 @@ from card_envs.golf.rules import (
     GolfRules,
     GolfState,
 )
-from card_envs.vector import competition_ranks, randbelow, shuffle, threaded
+from card_envs.vector import GameKernels, randbelow, shuffle, threaded
 
 # fields of ``row``
 PHASE, CUR, FLIPS, DEALER, TRIGGER, TURNS, ROUND, STOCK_LEN, DISCARD_LEN = range(9)
@@ -430,35 +430,17 @@ def encode_parallel(grid, up, closed, last_grid, stock, discard, seat, row, cfg,
         _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, w)
 
 
-@njit(cache=True)
-def current_kernel(row, out):
-    for g in range(out.shape[0]):
-        out[g] = row[g, CUR]
-
-
-@njit(cache=True)
-def results_kernel(seat, rows, n, scores, ranks, buf):
-    """Game points (each seat's total) and competition ranks, lowest total first (also on
-    truncation, §6)."""
-    for k in range(rows.shape[0]):
-        g = rows[k]
-        for p in range(n):
-            scores[g, p] = seat[g, p, TOTAL]
-            buf[p] = seat[g, p, TOTAL]
-        competition_ranks(buf, True, ranks[g])
-
-
-class Kernels:
+class Kernels(GameKernels):
     """Golf's kernels for one configuration (the interface ``card_envs.vector.VectorEnv`` uses)."""
+
+    CURRENT = CUR
+    LOWER_IS_BETTER = True  # lowest total first (also on truncation, §6)
 
     def __init__(self, rules: GolfRules):
         cfg = rules.config
-        self.rules = rules
-        self.num_players = n = cfg.num_players
-        self.num_actions = NUM_ACTIONS
+        super().__init__(rules, golf_view)
+        n = self.num_players
         layout = golf_view.layout(rules)
-        self.obs_size = layout.size
-        self.deck = np.array(rules.deck(), dtype=np.int16)
         self.cfg = np.array(
             [n, cfg.initial_flips, int(cfg.turn_up_discard), FLIP_AFTER[cfg.flip_after_discard],
              int(cfg.final_turns), cfg.max_turns_per_round, cfg.num_rounds or 0, cfg.target_score,
@@ -470,7 +452,6 @@ class Kernels:
             dtype=np.int64,
         )
         self._no_decks = np.zeros((1, 1), dtype=np.int64)
-        self._rank_buf = np.zeros(n, dtype=np.int64)
 
     def allocate(self, num_envs: int) -> dict[str, np.ndarray]:
         n, c = self.num_players, len(self.deck)
@@ -505,11 +486,8 @@ class Kernels:
     def encode(self, a, rows, seats, out) -> None:
         (encode_parallel if threaded() else encode_serial)(*self._game(a), self.cfg, self.offs, rows, seats, out)
 
-    def current(self, a, out) -> None:
-        current_kernel(a["row"], out)
-
-    def results(self, a, rows, scores, ranks) -> None:
-        results_kernel(a["seat"], rows, self.num_players, scores, ranks, self._rank_buf)
+    def points(self, a) -> np.ndarray:
+        return a["seat"][:, :, TOTAL]
 
     # ----------------------------------------------------------------- exchange with rules
     def dump(self, a, g: int) -> GolfState:

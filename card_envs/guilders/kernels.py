@@ -46,7 +46,7 @@ from card_envs.guilders.rules import (
     GuildersState,
 )
 from card_envs.guilders.view import MISS_SCALE, NUM_EVENTS, SCORE_SCALE
-from card_envs.vector import competition_ranks, randbelow, shuffle, threaded
+from card_envs.vector import GameKernels, randbelow, shuffle, threaded
 
 NUM_CARDS = cards.NUM_CARDS
 # fields of ``row``
@@ -456,38 +456,21 @@ def encode_parallel(pile_card, pile_val, pile_len, counts, stats, known, miss, m
         _encode_row(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_all, miss_seat, row, cfg, deck_counts, offs, tabs, rows, seats, out, w)
 
 
-@njit(cache=True)
-def current_kernel(row, out):
-    for g in range(out.shape[0]):
-        out[g] = row[g, CUR]
-
-
-@njit(cache=True)
-def results_kernel(stats, rows, n, scores, ranks, buf):
-    """Game points (the sum of each score pile) and competition ranks, highest score first."""
-    for k in range(rows.shape[0]):
-        g = rows[k]
-        for p in range(n):
-            scores[g, p] = stats[g, p, 0]
-            buf[p] = stats[g, p, 0]
-        competition_ranks(buf, False, ranks[g])
-
-
 _ARRAYS = ("fan", "disc", "disc_by", "disc_call", "pile_card", "pile_val", "pile_len", "lost", "aside",
            "counts", "stats", "known", "miss", "miss_all", "miss_seat", "row")
 
 
-class Kernels:
+class Kernels(GameKernels):
     """Guilders' kernels for one configuration (the interface ``card_envs.vector.VectorEnv`` uses)."""
+
+    CURRENT = CUR
+    LOWER_IS_BETTER = False  # highest score first; equal scores share the rank
 
     def __init__(self, rules: GuildersRules):
         cfg = rules.config
-        self.rules = rules
-        self.num_players = n = cfg.num_players
-        self.num_actions = NUM_ACTIONS
+        super().__init__(rules, guilders_view)
+        n = self.num_players
         layout = guilders_view.layout(rules)
-        self.obs_size = layout.size
-        self.deck = np.array(rules.deck(), dtype=np.int16)
         self.total = cfg.total_cards
         self.cfg = np.array(
             [n, int(cfg.public_discards), int(cfg.evil_joker), int(cfg.good_joker), int(cfg.chaotic_joker),
@@ -498,7 +481,6 @@ class Kernels:
         self.offs = np.array([layout.by_name[name].start for name in _SEGMENTS], dtype=np.int64)
         self.deck_counts = np.array(rules.deck_counts, dtype=np.int64)
         self._no_decks = np.zeros((1, 1), dtype=np.int64)
-        self._rank_buf = np.zeros(n, dtype=np.int64)
         # the view's scalings as tables of float32 quotients, exactly as numpy computes them
         size = max(cfg.total_cards, rules.max_score, n) + 1
         i = np.arange(size)
@@ -553,11 +535,8 @@ class Kernels:
             a["pile_card"], a["pile_val"], a["pile_len"], a["counts"], a["stats"], a["known"], a["miss"],
             a["miss_all"], a["miss_seat"], a["row"], self.cfg, self.deck_counts, self.offs, self.tabs, rows, seats, out)
 
-    def current(self, a, out) -> None:
-        current_kernel(a["row"], out)
-
-    def results(self, a, rows, scores, ranks) -> None:
-        results_kernel(a["stats"], rows, self.num_players, scores, ranks, self._rank_buf)
+    def points(self, a) -> np.ndarray:
+        return a["stats"][:, :, 0]
 
     # ----------------------------------------------------------------- exchange with rules
     def dump(self, a, g: int) -> GuildersState:
