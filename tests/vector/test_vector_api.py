@@ -223,3 +223,108 @@ def test_guilders_vector_env_exists_with_every_option():
     obs, _ = venv.reset(seed=0)
     assert obs["observation"].shape == (4, venv.obs_size) and obs["action_mask"].shape == (4, 70)
     assert obs["action_mask"][:, 69].all(), "the joker call is legal with good_joker"
+
+
+# ------------------------------------------------------------------ every game's batched engine
+VECTOR_GAMES = tuple(name[:-3] for name, m in card_envs.ENVIRONMENTS.items() if hasattr(m, "vector_env"))
+
+
+def _fixed_start(game: str) -> dict:
+    """The game's benchmark configuration with its first dealer / starting player fixed, so that
+    a stacked deck alone decides the deal (a random start would draw from each engine's own rng)."""
+    import dataclasses
+
+    module = card_envs.ENVIRONMENTS[f"{game}_v0"]
+    cfg = dict(module.BENCHMARK_CONFIG)
+    fields = {f.name for f in dataclasses.fields(module.raw_env.Rules(**cfg).config)}
+    for name in ("dealer", "first_dealer", "start_player"):
+        if name in fields:
+            cfg[name] = 1
+    return cfg
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_every_game_deals_a_stacked_deck_as_raw_env_does(game):
+    cfg = _fixed_start(game)
+    module = card_envs.ENVIRONMENTS[f"{game}_v0"]
+    venv = module.vector_env(num_envs=3, **cfg)
+    rng = np.random.default_rng(0)
+    deck = venv.rules.deck()
+    decks = [card_envs.cards.format_many([deck[i] for i in rng.permutation(len(deck))]).split() for _ in range(3)]
+    obs, _ = venv.reset(seed=0, options={"decks": decks})
+    for i, stacked in enumerate(decks):
+        env = module.raw_env(**cfg)
+        env.reset(seed=0, options={"deck": stacked})
+        assert obs["current_player"][i] == env.possible_agents.index(env.agent_selection)
+        assert obs["action_mask"][i].tobytes() == env.observe(env.agent_selection)["action_mask"].tobytes()
+        for p, agent in enumerate(env.possible_agents):
+            assert venv.observe(np.full(3, p))[i].tobytes() == env.observe(agent)["observation"].tobytes(), (i, agent)
+
+
+def _batch_trajectory(game: str, seed: int, threads: int, steps: int = 150) -> list[np.ndarray]:
+    import numba
+
+    module = card_envs.ENVIRONMENTS[f"{game}_v0"]
+    numba.set_num_threads(threads)
+    try:
+        venv = module.vector_env(num_envs=24, **module.BENCHMARK_CONFIG)
+        obs, _ = venv.reset(seed=seed)
+        venv.sample_actions(seed)
+        out = [obs["observation"].copy()]
+        for _ in range(steps):
+            obs, rew, term, trunc, infos = venv.step(venv.sample_actions())
+            out += [obs["observation"].copy(), obs["action_mask"].copy(), rew.copy(), term.copy(), trunc.copy(),
+                    infos["final_obs"].copy(), infos["final_info"]["score"].copy()]
+        return out
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_every_game_is_reproducible_from_its_seed_and_independent_of_the_thread_count(game):
+    import numba
+
+    a = _batch_trajectory(game, 5, 1)
+    np.random.seed(1)
+    np.random.random(100)
+    b = _batch_trajectory(game, 5, min(2, numba.config.NUMBA_NUM_THREADS))
+    assert all(x.tobytes() == y.tobytes() for x, y in zip(a, b))
+    c = _batch_trajectory(game, 6, 1, steps=20)
+    assert any(x.tobytes() != y.tobytes() for x, y in zip(a, c)), "another seed played the same games"
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_every_game_round_trips_through_get_state_and_set_state(game):
+    module = card_envs.ENVIRONMENTS[f"{game}_v0"]
+    venv = module.vector_env(num_envs=4, **module.BENCHMARK_CONFIG)
+    venv.reset(seed=9)
+    for _ in range(25):
+        venv.step(venv.sample_actions())
+    s = venv.get_state(1)
+    venv.set_state(3, s)
+    for p in range(venv.num_players):
+        x = venv.observe(np.full(4, p))
+        assert x[1].tobytes() == x[3].tobytes()
+    assert venv._mask[1].tobytes() == venv._mask[3].tobytes()
+    env = module.raw_env(**module.BENCHMARK_CONFIG)
+    env.reset(seed=0)
+    env.game_state = venv.get_state(3)
+    assert venv.rules.zones(env.game_state) == venv.rules.zones(s)
+    for p, agent in enumerate(env.possible_agents):
+        assert env.observe(agent)["observation"].tobytes() == venv.observe(np.full(4, p))[3].tobytes()
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_every_game_refuses_bad_options_and_illegal_actions_with_value_errors(game):
+    module = card_envs.ENVIRONMENTS[f"{game}_v0"]
+    with pytest.raises(ValueError, match="bogus"):
+        module.vector_env(num_envs=2, bogus=1)
+    venv = module.vector_env(num_envs=2, **module.BENCHMARK_CONFIG)
+    venv.reset(seed=0)
+    before = {k: v.copy() for k, v in venv.arrays.items()}
+    actions = venv.sample_actions().copy()
+    illegal = np.flatnonzero(venv._mask[1] == 0)
+    actions[1] = illegal[0]
+    with pytest.raises(ValueError, match=rf"game 1: action {illegal[0]} is illegal"):
+        venv.step(actions)
+    assert all((venv.arrays[k] == before[k]).all() for k in before)
