@@ -1,40 +1,152 @@
-"""Baseline agents behind one small protocol: ``agent.act(observation, agent, env_name) -> int``.
+"""Agents behind one small protocol (``agents/base.py``): ``act(observation, agent, env_name) -> int``,
+plus the optional ``start_game`` / ``end_game`` hooks every runner calls.
 
     import agents
     a = agents.load("random")          # uniform over legal actions
     h = agents.load("heuristic")       # the rule-based player of every game
     p = agents.load("ppo")             # the pretrained PPO policy shipped for every game
-    q = agents.load("ppo:runs/golf_v0/final.zip")
+    q = agents.load("ppo:runs/golf_v0/20250101-120000")          # a run folder (its final.zip)
+    q = agents.load("ppo:runs/golf_v0/20250101-120000/final.zip")
+    s = agents.load("ppo,sample,any_table", seed=3)              # sampled, at any table
     r = agents.load("rllib:runs/golf_v0/20250101-120000")   # an RLlib run (pip install -e ".[distributed]")
+    m = agents.load("py:my_package.my_module:MyAgent")      # any agent class
+
+Specs: ``KIND[:ARG][,FLAG...]``
+
+=============================  =============================================================
+``random``                     uniform over the legal actions
+``heuristic``                  the rule-based player (plays by the table's options it is told)
+``ppo``                        the PPO policy shipped for the game (``agents/pretrained``)
+``ppo:PATH``                   a policy ``.zip``, or a training run folder (its ``final.zip``)
+``rllib:PATH``                 an RLlib run folder or checkpoint (``agents/rllib_agent.py``)
+``py:package.module:Class``    any agent class (``py:path/to/file.py:Class`` works too),
+                               built as ``Class(seed=seed)`` when it takes ``seed``, else
+                               ``Class()``
+=============================  =============================================================
+
+Flags, for the learned policies (``ppo``, ``rllib``) only:
+
+- ``greedy`` (the default): play the most probable legal action;
+- ``sample``: sample from the masked policy with the agent's generator (seeded by ``seed``);
+- ``any_table``: play even at a table whose options differ from the policy's training options
+  (without it ``start_game`` refuses such a table with a ValueError naming each option).
+
+A path holding a comma cannot be written as a spec; construct the agent directly
+(``agents.ppo.PPOAgent(path)``). A bad spec is a ValueError naming the problem and the forms.
 """
 
 from __future__ import annotations
 
-from agents.base import Agent, RandomAgent
+import importlib
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from typing import Any
 
-__all__ = ["Agent", "RandomAgent", "load"]
+from agents.base import Agent, RandomAgent, end_game, start_game, table_options
+
+__all__ = ["Agent", "RandomAgent", "end_game", "load", "parse_spec", "start_game", "table_options"]
+
+FORMS = ("random", "heuristic", "ppo", "ppo:PATH", "rllib:PATH", "py:package.module:Class")
+FLAGS = ("greedy", "sample", "any_table")
+LEARNED = ("ppo", "rllib")
+_FORMS_TEXT = (f"allowed forms: {', '.join(FORMS)}, with flags ,{' ,'.join(FLAGS)} for ppo and rllib "
+               "(e.g. 'ppo:runs/golf_v0/RUN,sample')")
+
+
+def parse_spec(spec: str) -> tuple[str, str, frozenset[str]]:
+    """``"ppo:runs/x,sample"`` -> ``("ppo", "runs/x", {"sample"})``; a bad spec is a ValueError."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec is a non-empty string, got {spec!r}; {_FORMS_TEXT}")
+    head, *flags = [part.strip() for part in spec.strip().split(",")]
+    kind, colon, arg = head.partition(":")
+    kind = kind.strip().lower()
+    if kind not in ("random", "heuristic", "ppo", "rllib", "py"):
+        raise ValueError(f"unknown agent spec {spec!r} (unknown kind {kind!r}); {_FORMS_TEXT}")
+    if kind in ("random", "heuristic") and colon:
+        raise ValueError(f"agent spec {spec!r}: {kind} takes no argument; {_FORMS_TEXT}")
+    if kind in ("rllib", "py") and not arg:
+        form = "rllib:PATH" if kind == "rllib" else "py:package.module:Class"
+        raise ValueError(f"agent spec {spec!r}: {kind} needs an argument ({form}); {_FORMS_TEXT}")
+    if kind == "ppo" and colon and not arg:
+        raise ValueError(f"agent spec {spec!r}: 'ppo:' needs a PATH (or write 'ppo' for the shipped policy); {_FORMS_TEXT}")
+    unknown = [f for f in flags if f not in FLAGS]
+    if unknown:
+        raise ValueError(f"agent spec {spec!r}: unknown flag {', '.join(map(repr, unknown))} "
+                         f"(flags: {', '.join(FLAGS)}); a path holding a comma cannot be a spec")
+    if flags and kind not in LEARNED:
+        raise ValueError(f"agent spec {spec!r}: the flags {', '.join(FLAGS)} are for learned policies "
+                         f"(ppo, rllib), not {kind}")
+    if "greedy" in flags and "sample" in flags:
+        raise ValueError(f"agent spec {spec!r}: 'greedy' and 'sample' contradict each other; give one")
+    return kind, arg, frozenset(flags)
 
 
 def load(spec: str, seed: int | None = None) -> Agent:
-    """An agent from its spec: ``"random"``, ``"heuristic"``, ``"ppo"``, ``"ppo:PATH"`` or ``"rllib:PATH"``
-    (an RLlib run folder or checkpoint, see ``agents/rllib_agent.py``)."""
-    if not isinstance(spec, str):
-        raise ValueError(
-            f"an agent spec is a string like 'random', 'heuristic', 'ppo', 'ppo:PATH' or 'rllib:PATH', got {spec!r}"
-        )
-    kind, _, arg = spec.partition(":")
-    if kind == "random" and not arg:
+    """The agent a spec names (see the module docstring for the forms and flags)."""
+    kind, arg, flags = parse_spec(spec)
+    deterministic = "sample" not in flags
+    any_table = "any_table" in flags
+    if kind == "random":
         return RandomAgent(seed)
-    if kind == "heuristic" and not arg:
+    if kind == "heuristic":
         from agents.heuristic import HeuristicAgent
 
         return HeuristicAgent(seed)
     if kind == "ppo":
         from agents.ppo import PPOAgent
 
-        return PPOAgent(arg or None, seed=seed)
-    if kind == "rllib" and arg:
+        return PPOAgent(arg or None, deterministic=deterministic, seed=seed, any_table=any_table)
+    if kind == "rllib":
         from agents.rllib_agent import RLlibAgent
 
-        return RLlibAgent.load(arg, seed=seed)
-    raise ValueError(f"unknown agent spec {spec!r}; use 'random', 'heuristic', 'ppo', 'ppo:PATH' or 'rllib:PATH'")
+        return RLlibAgent.load(arg, deterministic=deterministic, seed=seed, any_table=any_table)
+    return load_class(arg, seed)
+
+
+def load_class(target: str, seed: int | None = None) -> Any:
+    """``package.module:Class`` (or ``path/to/file.py:Class``) imported, checked to have
+    ``act()``, and constructed as ``Class(seed=seed)`` when it accepts ``seed``, else ``Class()``."""
+    module_name, colon, attr = target.rpartition(":")
+    if not colon or not module_name or not attr:
+        raise ValueError(f"agent spec 'py:{target}': write py:package.module:Class (the module, a colon, the class)")
+    if module_name.endswith(".py"):
+        path = Path(module_name).expanduser()
+        if not path.is_file():
+            raise ValueError(f"agent spec 'py:{target}': no Python file {path}")
+        name = f"_card_envs_agent_{path.stem}"
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module  # so that its classes pickle by name in this process
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as e:
+            del sys.modules[name]
+            raise ValueError(f"agent spec 'py:{target}': importing {path} failed: {type(e).__name__}: {e}") from e
+    else:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as e:
+            raise ValueError(f"agent spec 'py:{target}': cannot import module {module_name!r} ({e}); "
+                             "is it on the Python path (installed, or in the current folder)?") from e
+    cls = getattr(module, attr, None)
+    if cls is None:
+        public = sorted(n for n, v in vars(module).items() if inspect.isclass(v) and not n.startswith("_"))
+        raise ValueError(f"agent spec 'py:{target}': module {module_name!r} has no {attr!r}"
+                         + (f" (its classes: {', '.join(public)})" if public else ""))
+    if not callable(getattr(cls, "act", None)):
+        raise ValueError(f"agent spec 'py:{target}': {attr} has no act() method, so it is not an agent "
+                         "(an agent has act(observation, agent, env_name) -> int)")
+    if not callable(cls):
+        raise ValueError(f"agent spec 'py:{target}': {attr} is not a class that can be constructed")
+    try:
+        params = inspect.signature(cls).parameters
+        takes_seed = "seed" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+    except (TypeError, ValueError):
+        takes_seed = False
+    try:
+        return cls(seed=seed) if takes_seed else cls()
+    except Exception as e:
+        how = f"{attr}(seed={seed!r})" if takes_seed else f"{attr}()"
+        raise ValueError(f"agent spec 'py:{target}': constructing {how} failed: {type(e).__name__}: {e}") from e

@@ -5,9 +5,14 @@ game's PlayerView (``card_envs/<game>/view.py``) and hands it to the game's heur
 ``agents/heuristics/<game>.py``. It never sees the environment's state, so it cannot peek at a
 hidden card (tests/agents prove it: changing only hidden cards never changes its choice).
 
-Decoding needs the game's configuration (the table's size, the decks), which every player at a
-table knows: harnesses call ``setup(env_name, config)``; without it the agent assumes the
-game's defaults, adjusting ``num_players`` to the observation's size.
+Decoding and deciding need the table's options (the size, the decks, Guillotine's
+``trick_rank_order``, ...), which every player at a table knows: every runner hands them over in
+the protocol's ``start_game(env_name, config, agent)`` hook (``agents/base.py``), and the agent
+plays by exactly those rules; an observation that does not fit them is a ValueError. Told
+nothing (a loop of your own that never calls ``agents.base.start_game``), it assumes the game's
+defaults, adjusting only ``num_players`` to the observation's size, which is wrong for any other
+non-default option: call the hook. ``setup(env_name, config)`` is the deprecated name of the
+same thing.
 """
 
 from __future__ import annotations
@@ -27,10 +32,20 @@ class HeuristicAgent:
         self._decoders: dict[tuple[str, int], Any] = {}
         self._policies: dict[str, Any] = {}
 
+    def start_game(self, env_name: str, config: dict | None, agent: str | None = None) -> None:
+        """The protocol's hook: the table's options (public knowledge), before a game. The
+        agent plays ``env_name`` by these rules until told others."""
+        config = {k: v for k, v in dict(config or {}).items() if k != "render_mode"}
+        if self._configs.get(env_name) != config:
+            self._configs[env_name] = config
+            self._decoders = {k: v for k, v in self._decoders.items() if k[0] != env_name}
+
+    def end_game(self, observation: dict, reward: float, info: dict) -> None:
+        """Nothing to learn from a result: the heuristic is fixed."""
+
     def setup(self, env_name: str, config: dict | None = None) -> None:
-        """Tell the agent the game's options (public knowledge at the table)."""
-        self._configs[env_name] = dict(config or {})
-        self._decoders = {k: v for k, v in self._decoders.items() if k[0] != env_name}
+        """Deprecated: the older name of :meth:`start_game` (runners now call the hook)."""
+        self.start_game(env_name, config)
 
     def decoder(self, env_name: str, size: int):
         """A raw environment of the right configuration, used only for its decode()."""
@@ -41,7 +56,18 @@ class HeuristicAgent:
             if env_name not in card_envs.ENVIRONMENTS:
                 raise ValueError(f"no heuristic for unknown game {env_name!r}")
             module = card_envs.ENVIRONMENTS[env_name]
-            base = self._configs.get(env_name, {})
+            if env_name in self._configs:  # told the table's options: exactly those
+                base = self._configs[env_name]
+                e = module.raw_env(**base)
+                if e.observation_layout.size != size:
+                    raise ValueError(
+                        f"a {env_name} observation of size {size} does not fit the table options "
+                        f"{base} given in start_game (they make observations of size "
+                        f"{e.observation_layout.size})"
+                    )
+                self._decoders[key] = e
+                return e
+            base = {}  # told nothing: the defaults, the size adjusted to the observation
             candidates = [base] + [dict(base, num_players=n) for n in range(1, 13) if n != base.get("num_players")]
             for cfg in candidates:
                 try:
@@ -53,8 +79,8 @@ class HeuristicAgent:
                     break
             else:
                 raise ValueError(
-                    f"cannot decode a {env_name} observation of size {size}: call setup(env_name, config) "
-                    "with the game's options"
+                    f"cannot decode a {env_name} observation of size {size}: tell the agent the table's "
+                    "options with agents.base.start_game(agent, env_name, config, seat) before the game"
                 )
         return self._decoders[key]
 

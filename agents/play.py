@@ -10,7 +10,6 @@ seat sees it and the names of your legal actions. Type an action by name (``repl
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Callable, Sequence, TextIO
 
@@ -27,9 +26,13 @@ def play(
     out: TextIO = sys.stdout,
 ) -> dict | None:
     """Run one game with a person at ``seat``; returns the person's final info (score, rank),
-    or None if they quit."""
+    or None if they quit. Every opponent seat's player gets the protocol's hooks
+    (``agents/base.py``): ``start_game`` with the table's options before the game, ``end_game``
+    with that seat's final observation, total reward and info after it (not when the person
+    quits: that game never ends)."""
     import agents
     import card_envs
+    from agents.base import end_game, start_game
 
     if env_name not in card_envs.ENVIRONMENTS:
         raise ValueError(f"unknown game {env_name!r}; games: {', '.join(card_envs.ENVIRONMENTS)}")
@@ -42,21 +45,25 @@ def play(
     others = {}
     for k, agent in enumerate(a for i, a in enumerate(env.possible_agents) if i != seat):
         others[agent] = agents.load(specs[k % len(specs)], seed=None if seed is None else seed + k)
-        if hasattr(others[agent], "setup"):
-            others[agent].setup(env_name, config)
     me = env.possible_agents[seat]
+    for agent, player in others.items():  # the protocol's hook: the table's options, per seat
+        start_game(player, env_name, config, agent)
     env.reset(seed=seed)
+    total = dict.fromkeys(env.possible_agents, 0.0)  # every seat's reward of the game
+    final: dict[str, tuple[dict, dict]] = {}  # every seat's last observation and info
     raw = env.unwrapped
     say = lambda text="": print(text, file=out, flush=True)  # noqa: E731
     say(f"{env_name}: you are {me}. Type an action's name or number; '?' for the list, 'quit' to leave.")
     result = None
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
+        total[agent] += reward
         if term or trunc:
+            final[agent] = (obs, dict(info))
             if agent == me:
                 result = info
                 say(raw.render_view(me))
-                say(f"Game over: your score {info.get('score')}, rank {info.get('rank')}, reward {env._cumulative_rewards[me]:+.3f}")
+                say(f"Game over: your score {info.get('score')}, rank {info.get('rank')}, reward {total[me]:+.3f}")
             env.step(None)
             continue
         if agent != me:
@@ -91,21 +98,38 @@ def play(
                 continue
             env.step(action)
             break
+    for agent, player in others.items():  # the game is over: each seat's result to its player
+        obs, info = final[agent]
+        end_game(player, obs, total[agent], info)
     return result
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from training.evaluate import parse_config
+    """The command line (training/cli.py's convention: ``golf`` or ``golf_v0``, ``--config``
+    KEY=VALUE pairs or JSON files, ``--players``, user errors as one line and exit status 2)."""
+    from training import cli
 
-    ap = argparse.ArgumentParser(prog="python -m agents.play", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("game")
-    ap.add_argument("--opponents", default="heuristic", help="comma-separated agent specs, cycled over the seats")
-    ap.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE")
+    ap = cli.Parser(prog="python -m agents.play", description=__doc__)
+    cli.add_game_argument(ap)
+    ap.add_argument("--opponents", nargs="+", default=["heuristic"],
+                    help="agent specs for the other seats, cycled over them (space- or comma-separated; a spec "
+                         "keeps its flags: heuristic ppo,any_table)")
+    cli.add_config_arguments(ap)
     ap.add_argument("--seat", type=int, default=0)
     ap.add_argument("--seed", type=int)
     args = ap.parse_args(argv)
-    play(args.game, args.opponents.split(","), parse_config(args.config), args.seat, args.seed)
+    try:
+        game = cli.game_name(args.game)
+        config = cli.with_players(cli.game_options(args.config), args.players, game)
+        cli.check_game_options(game, config)
+        specs = cli.split_specs(args.opponents)
+        import agents
+
+        for spec in specs:  # a bad spec fails before the game starts
+            agents.load(spec)
+        play(game, specs, config, args.seat, args.seed)
+    except cli.USER_ERRORS as e:
+        return cli.report(e)
     return 0
 
 

@@ -2,14 +2,29 @@
 
     import agents
     a = agents.load("ppo:runs/golf_v0/20250101-120000/final.zip")   # a policy file
+    r = agents.load("ppo:runs/golf_v0/20250101-120000")             # a run folder: its final.zip
     p = agents.load("ppo")            # the pretrained policy shipped for each game
+    s = agents.load("ppo,sample", seed=1)   # sample from the masked policy instead of argmax
+    agents.base.start_game(a, "golf_v0", {"num_players": 2, "num_rounds": 1}, "player_1")
     a.act(observation, "player_1", "golf_v0")
 
 A policy plays any seat: observations are from the observer's seat, so the seat does not matter.
 The action mask is applied at inference (illegal actions get probability 0), so a policy never
-makes an illegal move. ``deterministic=True`` (the default) plays the most probable legal
-action; ``deterministic=False`` samples from the masked distribution with the agent's own seeded
-generator.
+makes an illegal move. Greedy (``deterministic=True``, spec flag ``greedy``, the default) plays
+the most probable legal action; ``sample`` (``deterministic=False``) samples from the masked
+softmax with the agent's own generator, seeded by ``agents.load(spec, seed=...)``.
+
+The table: a policy knows only the game it was trained on. ``start_game(env_name, config,
+agent)`` (the protocol's hook, which every runner calls) compares the table's options, defaults
+filled in (``agents.base.table_options``), with the options of its training table (the
+``env_config`` in its metadata) and raises a ValueError naming every option that differs, with
+both values; ``reward_mode`` is not compared (it changes the pay, not the game). With
+``any_table`` (spec flag, or ``any_table=True``) it plays anyway. A policy file with no
+recorded training options (a MaskablePPO zip saved by other code) is refused the same way:
+nothing says it knows the table. Every policy shipped in ``agents/pretrained`` records its
+options: Golf's was trained on ``num_players=2, num_rounds=1``, Guillotine's on
+``mode="single"``, so ``agents.load("ppo")`` refuses a default Golf or Guillotine table and
+``agents.load("ppo,any_table")`` plays it.
 
 Inference runs in numpy on the CPU. A policy file is the zip that stable-baselines3 writes
 (``MaskablePPO.save``), into which the harness adds two members that SB3's loader ignores:
@@ -29,6 +44,7 @@ from __future__ import annotations
 
 import io
 import json
+import warnings
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -131,10 +147,24 @@ def _np(t: Any) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- policy files
+def _with_table_options(meta: dict) -> dict:
+    """The metadata plus ``table_options``: the training table's options with every default
+    filled in, as a record a reader can compare by eye (the agent compares ``env_config``)."""
+    if meta.get("env_name") and meta.get("env_config") is not None and "table_options" not in meta:
+        from agents.base import table_options
+
+        try:
+            meta = dict(meta, table_options=table_options(meta["env_name"], meta["env_config"]))
+        except ValueError:
+            pass
+    return meta
+
+
 def add_card_envs_members(path: str | Path, policy: MaskedPolicy, meta: dict) -> None:
     """Add ``card_envs.json`` and the numpy actor to an SB3 zip (replacing earlier ones)."""
     path = Path(path)
-    meta = dict(meta, obs_size=policy.obs_size, num_actions=policy.num_actions, activation=policy.activation)
+    meta = dict(_with_table_options(meta), obs_size=policy.obs_size, num_actions=policy.num_actions,
+                activation=policy.activation)
     buf = io.BytesIO()
     np.savez(buf, **policy.arrays())
     with zipfile.ZipFile(path) as z:
@@ -189,7 +219,12 @@ def export_policy(src: str | Path, dst: str | Path, **extra_meta: Any) -> Path:
     """A small agent-only copy of a policy file: just ``card_envs.json`` and the numpy actor
     (what ``agents/pretrained`` ships; not loadable by SB3 for further training)."""
     policy, meta = load_policy(src)
-    meta = {**meta, **extra_meta}
+    return write_policy_file(dst, policy, {**meta, **extra_meta})
+
+
+def write_policy_file(dst: str | Path, policy: MaskedPolicy, meta: dict) -> Path:
+    """An agent-only policy file (``card_envs.json`` and the numpy actor) from a MaskedPolicy."""
+    meta = _with_table_options(dict(meta))
     dst = Path(dst)
     dst.parent.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
@@ -207,40 +242,85 @@ def shipped() -> list[str]:
 
 
 # ---------------------------------------------------------------------------------- agent
+def resolve_policy_file(path: str | Path) -> Path:
+    """The policy file a ``ppo:PATH`` names: a policy ``.zip`` itself, or a training run folder's
+    ``final.zip`` (a run that never finished: its newest ``checkpoints/step_*.zip``, with a
+    warning that says so)."""
+    p = Path(path).expanduser()
+    if p.is_file():
+        return p
+    if p.is_dir():
+        if (p / "final.zip").is_file():
+            return p / "final.zip"
+        ckpts = sorted((p / "checkpoints").glob("step_*.zip"))
+        if ckpts:
+            warnings.warn(f"{p} has no final.zip (the run did not finish): playing its newest "
+                          f"checkpoint {ckpts[-1]}", stacklevel=3)
+            return ckpts[-1]
+        raise FileNotFoundError(
+            f"{p} is a folder with no final.zip and no checkpoints/step_*.zip: give a policy file "
+            "(ppo:RUN/final.zip) or a training run folder (ppo:runs/<game>/<run>)"
+        )
+    raise FileNotFoundError(f"no policy file at {p} (give a policy .zip or a training run folder)")
+
+
 class PPOAgent:
     """A trained PPO policy playing any seat, the action mask applied.
 
-    ``path=None`` takes the pretrained policy of whichever game ``act`` is asked about
-    (``agents/pretrained/<env_name>.zip``).
+    ``path=None`` takes the pretrained policy of whichever game it is asked about
+    (``agents/pretrained/<env_name>.zip``); a path is a policy file or a training run folder.
+    ``deterministic`` (default True: argmax) or sampling; ``any_table`` skips the comparison of
+    the table's options with the training options in :meth:`start_game`.
     """
 
     name = "ppo"
 
-    def __init__(self, path: str | Path | None = None, deterministic: bool = True, seed: int | None = None):
-        self.path = None if path is None else Path(path)
-        self.deterministic = deterministic
+    def __init__(self, path: str | Path | None = None, deterministic: bool = True, seed: int | None = None,
+                 any_table: bool = False):
+        self.path = None if path is None else resolve_policy_file(path)
+        self.deterministic = bool(deterministic)
+        self.any_table = bool(any_table)
         self.rng = np.random.default_rng(seed)
         self._policies: dict[str, tuple[MaskedPolicy, dict]] = {}
+        self._tables_ok: set[tuple[str, str]] = set()
+        self._fixed: tuple[MaskedPolicy, dict] | None = None
+        self._base = "ppo" if path is None else f"ppo:{path}"
         if self.path is not None:
-            policy, meta = load_policy(self.path)
-            self._fixed: tuple[MaskedPolicy, dict] | None = (policy, meta)
-            self.name = f"ppo:{self.path}"
-        else:
-            self._fixed = None
+            self._fixed = load_policy(self.path)
+        self.name = self.spec()
 
     @classmethod
     def from_policy(cls, policy: Any, meta: dict | None = None, deterministic: bool = True,
-                    seed: int | None = None, name: str = "ppo") -> "PPOAgent":
-        """An agent from a MaskedPolicy or a live SB3 policy (copied: later training does not change it)."""
+                    seed: int | None = None, name: str = "ppo", any_table: bool = False) -> "PPOAgent":
+        """An agent from a MaskedPolicy or a live SB3 policy (copied: later training does not
+        change it). ``meta`` should carry ``env_name`` and ``env_config`` (the training table's
+        options): without ``env_config``, :meth:`start_game` refuses every table unless
+        ``any_table``."""
         if not isinstance(policy, MaskedPolicy):
             policy = MaskedPolicy.from_sb3(policy)
         agent = cls.__new__(cls)
-        agent.path, agent.deterministic, agent.rng = None, deterministic, np.random.default_rng(seed)
-        agent._policies, agent._fixed, agent.name = {}, (policy, dict(meta or {})), name
+        agent.path, agent.deterministic, agent.rng = None, bool(deterministic), np.random.default_rng(seed)
+        agent.any_table = bool(any_table)
+        agent._policies, agent._fixed, agent._tables_ok = {}, (policy, dict(meta or {})), set()
+        agent._base = agent.name = name
         return agent
+
+    def spec(self) -> str:
+        """The agent's spec (``agents.load``'s form), its non-default flags included."""
+        flags = ([] if self.deterministic else ["sample"]) + (["any_table"] if self.any_table else [])
+        return ",".join([self._base] + flags)
 
     def seed(self, seed: int | None) -> None:
         self.rng = np.random.default_rng(seed)
+
+    def policy_file(self, env_name: str) -> Path | None:
+        """The policy file this agent plays ``env_name`` with (None for a policy given as an
+        object): what a report should record beside the spec."""
+        if self.path is not None:
+            return self.path
+        if self._fixed is not None:
+            return None
+        return PRETRAINED_DIR / f"{env_name}.zip"
 
     def policy_for(self, env_name: str) -> tuple[MaskedPolicy, dict]:
         if self._fixed is not None:
@@ -259,6 +339,27 @@ class PPOAgent:
                 )
             self._policies[env_name] = load_policy(path)
         return self._policies[env_name]
+
+    # ------------------------------------------------------------------ the protocol's hooks
+    def start_game(self, env_name: str, config: dict | None, agent: str | None = None) -> None:
+        """Refuse (ValueError) a table whose options differ from the policy's training options,
+        naming each differing option with both values, unless ``any_table``."""
+        policy, meta = self.policy_for(env_name)  # the wrong game, or no shipped policy, fails here
+        if self.any_table:
+            return
+        key = (env_name, json.dumps(dict(config or {}), sort_keys=True, default=repr))
+        if key in self._tables_ok:
+            return
+        from agents.base import check_training_table
+
+        file = self.policy_file(env_name)
+        who = f"the PPO policy {file}" if file is not None else f"the PPO policy {self.name!r}"
+        hint = f"{self._base},any_table" if file is not None or self._base.startswith("ppo") else "any_table=True"
+        check_training_table(who, env_name, config, meta, hint)
+        self._tables_ok.add(key)
+
+    def end_game(self, observation: dict, reward: float, info: dict) -> None:
+        """A frozen policy learns nothing from a result."""
 
     def act(self, observation: dict, agent: str, env_name: str) -> int:
         policy, meta = self.policy_for(env_name)

@@ -15,9 +15,15 @@ any other module runs through its ``forward_inference`` on the CPU.
 
 A policy plays any seat: observations are from the observer's seat. The mask is applied twice:
 by the module (RLlib's action-masking module adds log(mask) to the logits) and again here, so
-the agent never makes an illegal move. ``deterministic=True`` (the default) plays the most
-probable legal action; ``deterministic=False`` samples from the masked distribution with the
-agent's own seeded generator.
+the agent never makes an illegal move. Greedy (``deterministic=True``, spec flag ``greedy``, the
+default) plays the most probable legal action; ``sample`` (``deterministic=False``) samples from
+the masked softmax with the agent's own seeded generator.
+
+The table: ``start_game(env_name, config, agent)`` (the protocol's hook, ``agents/base.py``)
+compares the table's options, defaults filled in, with the training options recorded in the
+checkpoint's ``card_envs.json`` (``env_config``) and raises a ValueError naming each differing
+option with both values (``reward_mode`` aside), unless ``any_table`` (spec
+``rllib:PATH,any_table``). A module with no recorded options is refused the same way.
 """
 
 from __future__ import annotations
@@ -146,9 +152,8 @@ def resolve_module_dir(path: str | Path, module_id: str = MAIN) -> tuple[Path, d
 class RLlibAgent:
     """An RLlib RLModule with action masking (``{"observations", "action_mask"}`` inputs) as an Agent."""
 
-    name = "rllib"
-
-    def __init__(self, module: Any, meta: dict | None = None, deterministic: bool = True, seed: int | None = None):
+    def __init__(self, module: Any, meta: dict | None = None, deterministic: bool = True, seed: int | None = None,
+                 any_table: bool = False):
         import torch
 
         self.torch = torch
@@ -156,7 +161,10 @@ class RLlibAgent:
         if hasattr(module, "eval"):
             module.eval()
         self.meta = dict(meta or {})
-        self.deterministic = deterministic
+        self.deterministic = bool(deterministic)
+        self.any_table = bool(any_table)
+        self.path: str | None = None
+        self._tables_ok: set[tuple[str, str]] = set()
         self.rng = np.random.default_rng(seed)
         space = getattr(module, "observation_space", None)
         try:
@@ -167,7 +175,7 @@ class RLlibAgent:
 
     @classmethod
     def load(cls, path: str | Path, module_id: str = MAIN, deterministic: bool = True,
-             seed: int | None = None) -> "RLlibAgent":
+             seed: int | None = None, any_table: bool = False) -> "RLlibAgent":
         """The module ``module_id`` (default ``main``) of an RLlib checkpoint, on the CPU."""
         try:
             from ray.rllib.core.rl_module.rl_module import RLModule
@@ -180,12 +188,49 @@ class RLlibAgent:
             module = RLModule.from_checkpoint(str(folder.resolve()))
         finally:
             logging.disable(logging.NOTSET)
-        agent = cls(module, meta, deterministic=deterministic, seed=seed)
+        agent = cls(module, meta, deterministic=deterministic, seed=seed, any_table=any_table)
         agent.path = str(folder)
+        agent._spec_path = str(path)
         return agent
+
+    def spec(self) -> str:
+        """The agent's spec (``agents.load``'s form), its non-default flags included."""
+        base = f"rllib:{getattr(self, '_spec_path', None) or self.path}" if self.path else "rllib"
+        flags = ([] if self.deterministic else ["sample"]) + (["any_table"] if self.any_table else [])
+        return ",".join([base] + flags)
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.spec()
 
     def seed(self, seed: int | None) -> None:
         self.rng = np.random.default_rng(seed)
+
+    def policy_file(self, env_name: str | None = None) -> str | None:
+        """The RLModule checkpoint folder this agent plays (None for a module given as an object)."""
+        return self.path
+
+    # ------------------------------------------------------------------ the protocol's hooks
+    def start_game(self, env_name: str, config: dict | None, agent: str | None = None) -> None:
+        """Refuse (ValueError) a table whose options differ from the training options, naming
+        each differing option with both values, unless ``any_table``."""
+        trained = self.meta.get("env_name")
+        if trained is not None and trained != env_name:
+            raise ValueError(f"this RLlib policy was trained on {trained}, not {env_name}")
+        if self.any_table:
+            return
+        key = (env_name, json.dumps(dict(config or {}), sort_keys=True, default=repr))
+        if key in self._tables_ok:
+            return
+        from agents.base import check_training_table
+
+        who = f"the RLlib policy {self.path}" if self.path else "this RLlib policy"
+        hint = f"{self.spec()},any_table" if self.path else "any_table=True"
+        check_training_table(who, env_name, config, self.meta, hint)
+        self._tables_ok.add(key)
+
+    def end_game(self, observation: dict, reward: float, info: dict) -> None:
+        """A frozen policy learns nothing from a result."""
 
     def module_logits(self, observation: dict) -> np.ndarray:
         """The module's (masked) action logits for one observation, through RLlib's API."""

@@ -11,6 +11,13 @@ and two jokers: ``BJ`` (black joker) = 52 and ``RJ`` (red joker) = 53.
 Notation is rank then suit, ``"As"``, ``"Td"``, ``"7h"``; ``"10h"`` is read as
 ``"Th"`` and suits may also be given as the symbols ♣♦♥♠. Several decks are
 shuffled together as a multiset: a 2-deck game simply holds two ``"As"`` ints.
+
+**This is the 52-card numbering**, the one stacked decks, rules states and Guilders' views
+use. A player view's card ints are not always these: Guillotine's views and play actions use
+its deck index ``8·suit + rank`` over 32 cards (its card 27 is ``"Ts"``, where ``to_str(27)``
+is ``"2h"``), and Golf, Fiddlesticks, Collector and Hot views hold ranks only (Fiddlesticks
+counts 2..A as 0..12). Name a view's cards with its own ``PlayerView.card_name`` (or
+``view.readable()``), never with :func:`to_str` (see :mod:`card_envs.views`).
 """
 
 from __future__ import annotations
@@ -67,7 +74,9 @@ def is_joker(c: int) -> bool:
 
 
 def to_str(c: int) -> str:
-    """``"As"``, ``"Td"``, ``"RJ"``."""
+    """``"As"``, ``"Td"``, ``"RJ"``: the name of a card int in the 52-card numbering
+    (``13·suit + rank``). Not for Guillotine's deck indices (use
+    ``card_envs.guillotine.rules.card_name``) or a view's rank indices (``PlayerView.card_name``)."""
     if not 0 <= c < NUM_CARDS:
         raise ValueError(f"card int {c!r} out of range: cards are 0..{NUM_CARDS - 1}")
     return _NAMES[c]

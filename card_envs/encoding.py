@@ -59,7 +59,15 @@ class Layout:
         return np.zeros(self.size, dtype=np.float32)
 
     def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
-        """Each segment of ``vector`` under its name, reshaped to the segment's shape."""
+        """Each segment of ``vector`` under its name, reshaped to the segment's shape.
+
+        The quickest way to read an observation by hand, segment by segment (the values are
+        as encoded: one-hots, counts and scaled numbers; ``env.unwrapped.decode(vector)`` gives
+        the PlayerView, and its ``readable()`` the same by name)::
+
+            parts = env.unwrapped.observation_layout.split(obs["observation"])
+            parts["hand"], parts["contract"]
+        """
         if vector.shape != (self.size,):
             raise ValueError(f"observation must have shape ({self.size},), got {vector.shape}")
         return {s.name: vector[s.start : s.stop].reshape(s.shape) for s in self.segments}

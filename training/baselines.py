@@ -1,18 +1,23 @@
-"""The README's baselines table: each agent against random in every game, with 95% intervals.
+"""The README's baselines table: each agent against copies of another in every game, with 95%
+intervals.
 
     python -m training.baselines                     # heuristic vs random, 2000 games per game
     python -m training.baselines --agent ppo --games 1000 --out results/ppo.md
+    python -m training.baselines --game golf --game hot --players 3
 
 Each game is played in its benchmark configuration (``card_envs.<game>_v0.BENCHMARK_CONFIG``,
-or the pretrained policy's configuration for ``--agent ppo``) over rotated seats, the two agents
-alternating around the table. Prints a Markdown table (and writes it with ``--out``).
+or the pretrained policy's configuration for ``--agent ppo``), with ``--config`` options and
+``--players`` laid over it (a game that lacks such an option is left out, with a note), in
+training.evaluate's field seating: ``--agent`` in one seat against copies of ``--against`` in
+all the others, seats rotated, on duplicate deals; what training reports. Prints a Markdown
+table (and writes it with ``--out``).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
+import sys
 from pathlib import Path
 
 import card_envs
@@ -67,12 +72,14 @@ def pretrained_table() -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.baselines", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--agent", default="heuristic")
-    ap.add_argument("--against", default="random")
+    from training import cli
+
+    ap = cli.Parser(prog="python -m training.baselines", description=__doc__)
+    ap.add_argument("--agent", default="heuristic", help="the agent in one seat (an agent spec)")
+    ap.add_argument("--against", default="random", help="the agent in all the other seats (an agent spec)")
     ap.add_argument("--games", type=int, default=2000)
-    ap.add_argument("--game", action="append", help="only these games (default: all)")
+    ap.add_argument("--game", action="append", help="only these games (repeat, or comma-separated; default: all)")
+    cli.add_config_arguments(ap, "game options laid over each game's benchmark configuration")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--out")
     ap.add_argument("--pretrained", action="store_true",
@@ -81,26 +88,47 @@ def main(argv=None) -> int:
     if args.pretrained:
         print(pretrained_table())
         return 0
-    rows = [
-        f"| Game | Configuration | {args.agent} mean reward | {args.against} mean reward | margin (95% CI) | "
-        f"{args.agent} win rate | games |",
-        "|---|---|---:|---:|---:|---:|---:|",
-    ]
-    for name in args.game or list(card_envs.ENVIRONMENTS):
-        cfg = game_config(name, args.agent)
-        result = tournament(name, [args.agent, args.against], args.games, cfg, seed=0, workers=args.workers, progress=True)
-        a, b = result.summary()
-        m, h = result.margin(0, 1)
-        rows.append(
-            f"| `{name}` | `{cfg}` | {a['mean_reward']:+.3f} ± {a['reward_ci95']:.3f} | "
-            f"{b['mean_reward']:+.3f} ± {b['reward_ci95']:.3f} | **{m:+.3f} ± {h:.3f}** | {a['win_rate']:.3f} | "
-            f"{len(result.games)} |"
-        )
-        print(rows[-1], flush=True)
+    try:
+        games = ([cli.game_name(g) for item in args.game for g in item.split(",") if g.strip()]
+                 if args.game else list(card_envs.ENVIRONMENTS))
+        extra = cli.game_options(args.config)
+        if args.players is not None:
+            extra["num_players"] = int(args.players)
+        plan = []
+        for name in games:
+            missing = [k for k in extra if k not in cli.game_option_names(name)]
+            if missing:
+                print(f"note: {name} left out: it has no option {', '.join(missing)}", file=sys.stderr)
+                continue
+            cfg = {**game_config(name, args.agent), **extra}
+            cli.check_game_options(name, cfg)
+            plan.append((name, cfg))
+        if not plan:
+            raise cli.UserError(f"no game has the options {sorted(extra)}")
+        rows = [
+            f"| Game | Configuration | {args.agent} mean reward (95% CI) | {args.against} mean reward | "
+            f"margin (95% CI) | {args.agent} sole 1st (95% CI) | shared 1st | games |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, cfg in plan:
+            result = tournament(name, [args.agent, args.against], args.games, cfg, seed=0, workers=args.workers,
+                                progress=True, field=True)
+            a, b = result.summary()
+            p = result.pair(0, 1)
+            rows.append(
+                f"| `{name}` | `{cfg}` | {a['mean_reward']:+.3f} [{a['reward_low']:+.3f}, {a['reward_high']:+.3f}] | "
+                f"{b['mean_reward']:+.3f} | **{p['margin']:+.3f} [{p['margin_low']:+.3f}, {p['margin_high']:+.3f}]** | "
+                f"{a['win_rate']:.3f} [{a['win_rate_low']:.3f}, {a['win_rate_high']:.3f}] | "
+                f"{a['shared_first_rate']:.3f} | {len(result.games)} |"
+            )
+            print(rows[-1], flush=True)
+    except cli.USER_ERRORS as e:
+        return cli.report(e)
     table = "\n".join(rows)
     print()
     print(table)
-    print(f"\n({platform.processor() or platform.machine()}, {os.cpu_count()} cores)")
+    print(f"\n({platform.processor() or platform.machine()}, {os.cpu_count()} cores; {args.agent} in one seat "
+          f"against copies of {args.against}, seats rotated, duplicate deals)")
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(table + "\n")

@@ -54,11 +54,12 @@ The run folder is the SB3 backend's, where it applies:
     final_eval.json    the final evaluation, also printed
 
 The evaluation plays ``main`` (masked, most probable action, on the CPU of this process)
-through :func:`training.evaluate.tournament`, seats rotated, as the SB3 backend does.
+through :func:`training.evaluate.evaluate_against`, the one evaluation the SB3 backend uses too:
+``main`` in one seat against copies of the opponent, seats rotated, duplicate deals.
 
-Configuration: ``training/configs/default.json`` < ``configs/<game>.json`` < ``--config FILE`` <
-flags, as for SB3; the ``ppo`` section maps onto RLlib's PPO (learning_rate -> lr, n_steps *
-n_envs -> train_batch_size_per_learner, batch_size -> minibatch_size, n_epochs -> num_epochs,
+Configuration: ``training/configs/default.json`` < ``configs/<game>.json`` < ``--config`` (JSON
+files and KEY=VALUE pairs) < flags, as for SB3; the ``ppo`` section maps onto RLlib's PPO
+(learning_rate -> lr, n_steps * n_envs -> train_batch_size_per_learner, batch_size -> minibatch_size, n_epochs -> num_epochs,
 gae_lambda -> lambda_, clip_range -> clip_param, ent_coef -> entropy_coeff, vf_coef ->
 vf_loss_coeff, max_grad_norm -> grad_clip, policy_kwargs.net_arch/activation_fn ->
 fcnet_hiddens/fcnet_activation, no KL penalty, separate policy and value networks), and an
@@ -70,7 +71,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import csv
 import json
 import math
 import os
@@ -222,19 +222,25 @@ def _agent_module_class():
 
     class CardAgentRLModule(RLModule):
         """One of the project's agents (``agents.load(spec)``) as a frozen, non-trainable
-        RLModule: it picks the actions itself, from each row's observation and mask."""
+        RLModule: it picks the actions itself, from each row's observation and mask.
+
+        The agent protocol's hooks: ``start_game`` once, when the module is built, with the run's
+        table (``env_config``) and the seat name its ``act`` calls use (``player_0``), so the
+        heuristic plays by this table's rules and a PPO opponent trained on other options
+        refuses the run at once; no ``end_game``: an RLModule sees batches of rows from many
+        games, never where one game ends."""
 
         framework = "torch"
 
         def setup(self):
             import agents
+            from agents.base import start_game
 
             cfg = self.model_config or {}
             self.spec = cfg["agent"]
             self.env_name = cfg["env_name"]
             self.agent = agents.load(self.spec, seed=cfg.get("seed"))
-            if hasattr(self.agent, "setup"):
-                self.agent.setup(self.env_name, cfg.get("env_config") or {})
+            start_game(self.agent, self.env_name, cfg.get("env_config") or {}, "player_0")
 
         def _forward(self, batch, **kwargs):
             obs = batch[Columns.OBS]
@@ -322,9 +328,11 @@ def resolve(env_name: str, config: str | Path | dict | None, **flags: Any) -> di
     """The SB3 harness's configuration resolution, plus ``"backend"`` and the ``"rllib"`` section."""
     from training.train import resolve_config
 
+    from training.train import config_overrides
+
     user = None
     if config is not None:
-        user = copy.deepcopy(config) if isinstance(config, dict) else _read_json(Path(config))
+        user = config_overrides(env_name, config)  # a dict, a JSON file, or --config items
     rllib = copy.deepcopy(RLLIB_DEFAULTS)
     if user is not None and "rllib" in user:
         extra = user.pop("rllib") or {}
@@ -337,15 +345,6 @@ def resolve(env_name: str, config: str | Path | dict | None, **flags: Any) -> di
     cfg["backend"] = "rllib"
     cfg["rllib"] = rllib
     return cfg
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        return json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise FileNotFoundError(f"no config file at {path}") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path} is not valid JSON: {e}") from None
 
 
 def rllib_ppo(cfg: dict) -> dict:
@@ -577,11 +576,9 @@ def _scalars(result: dict) -> dict[str, float]:
 
 
 def _fmt(row: dict, who: str = "RLlib PPO") -> str:
-    lo, hi = row["mean_reward"] - row["reward_ci95"], row["mean_reward"] + row["reward_ci95"]
-    verdict = "beats" if lo > 0 else "loses to" if hi < 0 else "ties (CI includes 0) with"
-    return (f"vs {row['opponent']:<10} mean reward {row['mean_reward']:+.3f} ± {row['reward_ci95']:.3f} "
-            f"(95% CI [{lo:+.3f}, {hi:+.3f}]), win rate {row['win_rate']:.3f}, mean score {row['mean_score']:.2f}, "
-            f"{row['games']} games: {who} {verdict} {row['opponent']}")
+    from training.train import _fmt as fmt
+
+    return fmt(row, who)
 
 
 def train_rllib(
@@ -603,6 +600,8 @@ def train_rllib(
     final_eval: bool = True,
     verbose: bool = True,
     argv: Sequence[str] | None = None,
+    players: int | None = None,
+    override_config: bool = False,
 ) -> Path:
     """Train ``main`` with RLlib's PPO, checkpoint and evaluate it; returns the run folder.
 
@@ -617,19 +616,19 @@ def train_rllib(
         raise ValueError(f"the rllib backend needs Ray RLlib and torch ({e}): pip install torch==2.13.0 && "
                          "pip install -e '.[distributed]'") from None
 
-    from training.train import EVAL_FIELDS, Clock, evaluate, heuristic_available, parse_opponents
+    from training.evaluate import evaluate_against
+    from training.train import (Clock, _with_players, heuristic_available, parse_opponents, read_run,
+                                requested_changes, resume_config, write_eval_rows)
 
     started = time.monotonic()
     opponents = parse_opponents(opponents)
+    changes_applied: list[str] = []
     if resume is not None:
-        run_dir = Path(resume)
-        if not (run_dir / "config.json").is_file():
-            raise FileNotFoundError(f"{run_dir} is not a run folder (no config.json)")
-        cfg = json.loads((run_dir / "config.json").read_text())
+        run_dir, cfg = read_run(resume, game)
         if cfg.get("backend") != "rllib":
             raise ValueError(f"{run_dir} was trained by the SB3 backend; resume it without --backend rllib")
-        if game is not None and game not in (cfg["env_name"], cfg["env_name"].rsplit("_v", 1)[0]):
-            raise ValueError(f"{run_dir} trains {cfg['env_name']}, not {game}")
+        cfg, changes_applied = resume_config(run_dir, cfg, requested_changes(cfg["env_name"], config, players,
+                                                                              opponents, seed), override_config)
         if timesteps is not None:
             cfg["total_timesteps"] = timesteps
         if minutes is not None:
@@ -643,7 +642,8 @@ def train_rllib(
         from training.single_agent import env_module
 
         env_name = env_module(game).raw_env.metadata["name"]
-        cfg = resolve(env_name, config, total_timesteps=timesteps, minutes=minutes, opponents=opponents, seed=seed)
+        cfg = resolve(env_name, _with_players(env_name, config, players), total_timesteps=timesteps,
+                      minutes=minutes, opponents=opponents, seed=seed)
         if minutes is not None and timesteps is None:
             cfg["total_timesteps"] = None
         run_dir = Path(out) / env_name / (name or datetime.now().strftime("%Y%m%d-%H%M%S"))
@@ -678,6 +678,7 @@ def train_rllib(
         "started": datetime.now().isoformat(timespec="seconds"),
         "argv": list(argv) if argv is not None else None, "resume": resume is not None,
         "address": address, "cluster_cpus": cluster_cpus, "versions": _versions(),
+        "config_changes": changes_applied,
         "platform": platform.platform(), "cpus": os.cpu_count(),
     })
     (run_dir / "config.json").write_text(json.dumps(cfg, indent=2))
@@ -710,21 +711,17 @@ def train_rllib(
 
         def run_eval(t: int) -> None:
             agent = main_agent(algo, cfg)
-            path = run_dir / "eval.csv"
-            new = not path.exists()
-            with open(path, "a", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
-                if new:
-                    w.writeheader()
-                for i, opp in enumerate(eval_opponents):
-                    row = evaluate(env_name, cfg["env_config"], agent, opp, cfg["eval"]["games"],
-                                   seed=1_000_000 + 7919 * i)
-                    row.update(timesteps=t, wall_seconds=round(clock.total(), 1))
-                    w.writerow({k: row[k] for k in EVAL_FIELDS})
-                    latest[f"vs_{opp}"] = row["mean_reward"]
-                    if writer is not None:
-                        writer.add_scalar(f"eval/vs_{opp}_mean_reward", row["mean_reward"], t)
-                        writer.add_scalar(f"eval/vs_{opp}_win_rate", row["win_rate"], t)
+            rows = []
+            for i, opp in enumerate(eval_opponents):  # training.evaluate's field seating, as the SB3 backend
+                row = evaluate_against(env_name, cfg["env_config"], agent, opp, cfg["eval"]["games"],
+                                       seed=1_000_000 + 7919 * i)
+                row.update(timesteps=t, wall_seconds=round(clock.total(), 1))
+                rows.append(row)
+                latest[f"vs_{opp}"] = row["mean_reward"]
+                if writer is not None:
+                    writer.add_scalar(f"eval/vs_{opp}_mean_reward", row["mean_reward"], t)
+                    writer.add_scalar(f"eval/vs_{opp}_win_rate", row["win_rate"], t)
+            write_eval_rows(run_dir / "eval.csv", rows)
             state["last_eval"] = t
 
         def checkpoint(t: int, path: Path | None = None) -> Path:
@@ -800,12 +797,15 @@ def train_rllib(
 
         agent = RLlibAgent.load(final)
         for opp in [o for o in cfg["eval"]["opponents"] if o != "heuristic" or heuristic_available(env_name)]:
-            row = evaluate(env_name, cfg["env_config"], agent, opp, cfg["eval"]["final_games"], seed=2_000_000)
+            row = evaluate_against(env_name, cfg["env_config"], agent, opp, cfg["eval"]["final_games"],
+                                   seed=2_000_000)
             summary["evaluation"].append(row)
             if verbose:
                 print(_fmt(row))
     summary["total_seconds_this_run"] = round(time.monotonic() - started, 1)
-    (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=2))
+    from training.evaluate import _jsonable
+
+    (run_dir / "final_eval.json").write_text(json.dumps(_jsonable(summary), indent=2))
     if verbose:
         print(f"run folder: {run_dir}")
     return run_dir
@@ -845,30 +845,35 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.rllib_backend", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("game", nargs="?", help="environment name, e.g. golf_v0 (or golf)")
+    from training import cli
+
+    ap = cli.Parser(prog="python -m training.rllib_backend", description=__doc__)
+    cli.add_game_argument(ap, nargs="?")
     ap.add_argument("--timesteps", type=int, help="learner (main) decisions to train for (total, also when resuming)")
     ap.add_argument("--minutes", type=float, help="time budget for the training (wall clock)")
     ap.add_argument("--opponents", help="comma-separated pool: random,heuristic,self,ppo:PATH,rllib:PATH")
-    ap.add_argument("--config", help="JSON file merged over the game's defaults (may hold an 'rllib' section)")
+    cli.add_config_arguments(ap, "the training configuration: JSON files (may hold an 'rllib' section) and "
+                                 "KEY=VALUE pairs (game options go into env_config; rllib.num_envs_per_env_runner=4)")
     ap.add_argument("--seed", type=int)
     ap.add_argument("--out", default="runs", help="folder of run folders (default: runs)")
     ap.add_argument("--name", help="run folder name (default: a timestamp)")
-    ap.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint")
+    ap.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint, as configured")
+    ap.add_argument("--override-config", action="store_true",
+                    help="with --resume: apply a changed configuration (otherwise refused with the differences)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_arguments(ap)
     args = ap.parse_args(argv)
     if args.game is None and args.resume is None:
-        ap.error("name a game (e.g. golf_v0) or --resume RUN_DIR")
+        ap.error("name a game (e.g. golf) or --resume RUN_DIR")
     try:
-        train_rllib(args.game, args.timesteps, args.num_env_runners, args.address, args.out, args.seed, args.config,
-                    minutes=args.minutes, opponents=args.opponents, name=args.name, resume=args.resume,
-                    num_cpus=args.num_cpus, ship_code=not args.no_ship_code, progress=not args.no_progress,
-                    argv=list(argv) if argv is not None else sys.argv[1:])
-    except (ValueError, FileNotFoundError, FileExistsError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        game = cli.game_name(args.game) if args.game is not None else None
+        train_rllib(game, args.timesteps, args.num_env_runners, args.address, args.out, args.seed,
+                    args.config or None, minutes=args.minutes, opponents=args.opponents, name=args.name,
+                    resume=args.resume, num_cpus=args.num_cpus, ship_code=not args.no_ship_code,
+                    progress=not args.no_progress, argv=list(argv) if argv is not None else sys.argv[1:],
+                    players=args.players, override_config=args.override_config)
+    except cli.USER_ERRORS as e:
+        return cli.report(e)
     return 0
 
 

@@ -6,6 +6,9 @@ A snapshot is the learner's actor copied into numpy (``agents.ppo.MaskedPolicy``
 ``"self"`` play one of the last ``pool_size`` snapshots, sampling from their masked policy
 (not its argmax) so that the learner meets varied play. The first snapshot is taken when
 training starts, so ``"self"`` always has someone to play; a resumed run reloads its snapshots.
+A frozen self is a PPOAgent whose training options are the run's own table
+(``SingleAgentEnv.add_snapshot`` records them), so the protocol's ``start_game`` check, which
+every opponent gets before a game, passes at the table it was trained on.
 """
 
 from __future__ import annotations

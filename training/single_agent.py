@@ -29,6 +29,13 @@ total reward in the game.
   learner action ends the episode with -1 for the learner.
 - End of an episode: ``info`` has the learner's ``score``, ``rank``, ``seat``, the opponents' names
   and ``game_reward`` (the learner's return).
+- The agent protocol's hooks (``agents/base.py``): before each game every opponent seat's agent
+  gets ``start_game(env_name, env_config, seat)`` (so the heuristic plays by this table's rules
+  and a PPO opponent trained on other options refuses it), and after the game ``end_game`` with
+  that seat's final observation, its total reward of the game (the sum of every reward it
+  received, counted as the learner's is) and its final info. A seat that left the game early
+  reports what it had when it left; when the learner's episode ends first (it went out while
+  the others would play on), the others report the table as it stands then.
 
 Everything random (deals, opponent draws, random opponents) comes from ``reset(seed=...)``, so
 the same seed and actions give the same episode. Works in SB3's DummyVecEnv and SubprocVecEnv
@@ -110,8 +117,6 @@ class SingleAgentEnv(gym.Env):
                 self._pool.append((SELF, None))
             else:
                 agent = make_opponent(spec)
-                if hasattr(agent, "setup"):
-                    agent.setup(self.env_name, self.env_config)
                 self._pool.append((spec if isinstance(spec, str) else getattr(agent, "name", type(agent).__name__), agent))
         self.pool_size = int(pool_size)
         self.self_deterministic = self_deterministic
@@ -124,6 +129,8 @@ class SingleAgentEnv(gym.Env):
         self.learner = self.agents[0]
         self._seat_agents: dict[str, Any] = {}
         self._seat_names: dict[str, str] = {}
+        self._seat_rewards: dict[str, float] = {}  # each opponent seat's reward of the game so far
+        self._seat_final: dict[str, tuple[dict, dict]] = {}  # what a seat had when it left the game
         self._obs: dict | None = None
         self._pending = 0.0
         self._return = 0.0
@@ -134,8 +141,9 @@ class SingleAgentEnv(gym.Env):
         """Add a frozen past self (an agents.ppo.MaskedPolicy or PPOAgent); keeps the last pool_size."""
         from agents.ppo import MaskedPolicy, PPOAgent
 
-        if isinstance(policy, MaskedPolicy):
-            policy = PPOAgent.from_policy(policy, {"env_name": self.env_name}, self.self_deterministic, name=name)
+        if isinstance(policy, MaskedPolicy):  # trained at this very table: its options are ours
+            meta = {"env_name": self.env_name, "env_config": self.env_config}
+            policy = PPOAgent.from_policy(policy, meta, self.self_deterministic, name=name)
         self._snapshots.append((name, policy))
         del self._snapshots[: -self.pool_size]
         self._reseed_agent(policy)
@@ -182,9 +190,11 @@ class SingleAgentEnv(gym.Env):
             self.game_seed = int(self.np_random.integers(2**63 - 1))  # the AEC game's seed, for replays
             self.env.reset(seed=self.game_seed, options=options)
             self._pending = self._return = 0.0
+            self._start_opponents()
             self._play_opponents()
             if not self._over():
                 break
+            self._end_opponents()
             options = None  # a game that ended before the learner's first decision: deal again
         else:
             raise RuntimeError(f"{self.env_name}: 100 games in a row ended before the learner's first decision")
@@ -196,6 +206,7 @@ class SingleAgentEnv(gym.Env):
             raise RuntimeError("reset() needs to be called before step()")
         self.env.step(int(action))
         self._pending += self.env.rewards.get(self.learner, 0.0)
+        self._count_opponent_rewards()
         self._play_opponents()
         reward, self._pending = self._pending, 0.0
         self._return += reward
@@ -210,6 +221,7 @@ class SingleAgentEnv(gym.Env):
             info.update(self.env.infos.get(self.learner, {}))
             info["game_reward"] = self._return
             self._obs = None
+            self._end_opponents()
         return observation, float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -239,10 +251,40 @@ class SingleAgentEnv(gym.Env):
             if agent == learner:
                 return
             if env.terminations[agent] or env.truncations[agent]:
+                self._seat_final[agent] = (env.observe(agent), dict(env.infos.get(agent, {})))
                 env.step(None)  # an agent out of the game while the others play on
             else:
                 env.step(self._seat_agents[agent].act(env.observe(agent), agent, name))
             self._pending += env.rewards.get(learner, 0.0)
+            self._count_opponent_rewards()
+
+    # ------------------------------------------------------------- the protocol's hooks
+    def _start_opponents(self) -> None:
+        """``start_game`` for every opponent seat, before the game's first step."""
+        from agents.base import start_game
+
+        self._seat_rewards = dict.fromkeys(self._seat_agents, 0.0)
+        self._seat_final = {}
+        for seat, agent in self._seat_agents.items():
+            start_game(agent, self.env_name, self.env_config, seat)
+
+    def _count_opponent_rewards(self) -> None:
+        rewards = self.env.rewards
+        for seat in self._seat_rewards:
+            self._seat_rewards[seat] += rewards.get(seat, 0.0)
+
+    def _end_opponents(self) -> None:
+        """``end_game`` for every opponent seat: its final observation, total reward, info."""
+        from agents.base import end_game
+
+        env = self.env
+        for seat, agent in self._seat_agents.items():
+            if seat in self._seat_final:
+                obs, info = self._seat_final[seat]
+            else:
+                obs, info = env.observe(seat), dict(env.infos.get(seat, {}))
+            end_game(agent, obs, self._seat_rewards.get(seat, 0.0), info)
+        self._seat_final = {}
 
     def _info(self) -> dict:
         return {"seat": self.agents.index(self.learner), "opponents": [self._seat_names[a] for a in self.agents if a != self.learner]}

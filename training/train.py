@@ -1,7 +1,8 @@
 """Train a PPO agent (sb3-contrib's MaskablePPO) on one card_envs game.
 
-    python -m training.train golf_v0 --minutes 3
-    python -m training.train golf_v0 --timesteps 200000 --opponents random,heuristic,self --seed 1
+    python -m training.train golf --minutes 3
+    python -m training.train golf --timesteps 200000 --opponents random,heuristic,self --seed 1
+    python -m training.train guilders --players 5 --config good_joker=true my.json ppo.learning_rate=0.001
     python -m training.train golf_v0 --resume runs/golf_v0/20250101-120000
     python -m training.train golf_v0 --backend rllib --timesteps 20000 --num-env-runners 2 [--address auto]
 
@@ -12,27 +13,33 @@ with ``--address``, on a cluster; a resumed run keeps the backend it was trained
 The learner plays one seat of the game (rotating each episode) through the single-agent view of
 ``training/single_agent.py``; the other seats are drawn from the opponent pool (random,
 heuristic, frozen past selves from ``training/selfplay.py``). Configuration: the defaults of
-``training/configs/default.json``, then ``training/configs/<game>.json``, then ``--config FILE``,
-then the flags. The run folder ``<out>/<game>/<name or timestamp>/`` gets:
+``training/configs/default.json``, then ``training/configs/<game>.json``, then ``--config``
+(JSON files and KEY=VALUE pairs, left to right, training/cli.py's convention: a game option such
+as ``num_players=4`` goes into ``env_config``, dotted keys into sections), then the flags
+(``--players N`` is ``env_config.num_players``). The run folder ``<out>/<game>/<name or timestamp>/`` gets:
 
-    config.json        the resolved configuration (and how it was run)
+    config.json        the resolved configuration (no file's ``_doc``: ``sources`` says what was
+                       laid over what), and how it was run (``runs``)
     checkpoints/       step_<N>.zip, full MaskablePPO states to resume from (the last few)
     snapshots/         self_<N>.npz, the frozen selves of the opponent pool
     tb/                TensorBoard logs (tensorboard --logdir runs)
-    eval.csv           the evaluation curve: mean reward with 95% CI against random and heuristic
+    eval.csv           the evaluation curve: against random and heuristic, the learner in one seat
+                       and copies of the opponent in the others (training.evaluate's field
+                       seating, duplicate deals), mean reward, first places, margin, 95% intervals
     final.zip          the final policy: agents.load("ppo:<run>/final.zip")
     final_eval.json    the final evaluation, also printed at the end
 
 ``--minutes M`` trains until M minutes have passed (or ``--timesteps``, if also given, are
 reached). ``--resume RUN_DIR`` continues a run from its last checkpoint with the run's own
-configuration: to its ``total_timesteps``, or a new ``--timesteps`` total, or for another
-``--minutes`` (a run trained by time gets its time budget again), appending to its evaluation
-curve and TensorBoard logs; the frozen selves come back into the pool.
+configuration (a ``--config``, ``--players``, ``--opponents`` or ``--seed`` that would change it
+is refused with the list of differences, unless ``--override-config`` applies them): to its
+``total_timesteps``, or a new ``--timesteps`` total, or for another ``--minutes`` (a run trained
+by time gets its time budget again), appending to its evaluation curve and TensorBoard logs;
+the frozen selves come back into the pool.
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
 import csv
 import json
@@ -52,7 +59,12 @@ from training.single_agent import SingleAgentEnv, env_module
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 EVAL_FIELDS = ["timesteps", "wall_seconds", "opponent", "games", "mean_reward", "reward_ci95", "win_rate",
-               "mean_score", "score_ci95"]
+               "mean_score", "score_ci95", "reward_low", "reward_high", "win_rate_low", "win_rate_high",
+               "shared_first_rate", "margin", "margin_low", "margin_high"]
+#: keys of a run's config.json that are the run's history, not its configuration
+HISTORY_KEYS = ("runs", "sources")
+#: what a resumed run may change without --override-config (how long and on what it runs)
+RESUME_SETTINGS = ("total_timesteps", "minutes", "n_envs", "vec_env", "workers")
 ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "elu": "ELU", "leaky_relu": "LeakyReLU", "silu": "SiLU"}
 
 
@@ -77,27 +89,113 @@ def _read_json(path: Path) -> dict:
         raise ValueError(f"{path} is not valid JSON: {e}") from None
 
 
-def resolve_config(env_name: str, config: str | Path | dict | None = None, **flags: Any) -> dict:
-    """The run's configuration: default.json < configs/<game>.json < config < flags (None = unset)."""
+def resolve_config(env_name: str, config: str | Path | dict | Sequence[str] | None = None, **flags: Any) -> dict:
+    """The run's configuration: default.json < configs/<game>.json < config < flags (None = unset).
+
+    ``config`` is a dict, a JSON file's path, or ``--config`` items (JSON files and ``KEY=VALUE``
+    pairs, see :func:`config_overrides`). The result carries no ``_doc``: the files' descriptions
+    describe the files, not this run; ``sources`` lists what was laid over what instead."""
     defaults = _read_json(CONFIG_DIR / "default.json")
     cfg = defaults
+    sources = [str(Path("training/configs/default.json"))]
     game_file = CONFIG_DIR / f"{env_name}.json"
     if game_file.is_file():
         cfg = deep_merge(cfg, _read_json(game_file))
+        sources.append(str(Path("training/configs") / game_file.name))
     if config is not None:
-        extra = dict(config) if isinstance(config, dict) else _read_json(Path(config))
-        extra.pop("runs", None)  # a run's config.json may serve as --config: its history stays behind
-        cfg = deep_merge(cfg, extra)
+        cfg = deep_merge(cfg, config_overrides(env_name, config))
+        sources += [str(c) for c in config] if isinstance(config, (list, tuple)) else [
+            "(a dict)" if isinstance(config, dict) else str(config)]
     for k, v in flags.items():
         if v is not None:
             cfg[k] = v
+    cfg = {k: v for k, v in cfg.items() if not k.startswith("_")}
     check_config(cfg, defaults)
     cfg["env_name"] = env_name
+    cfg["sources"] = sources
     return cfg
 
 
+def _training_keys() -> list[str]:
+    return sorted(set(_read_json(CONFIG_DIR / "default.json")) - {"_doc"} | {"rllib", "backend"})
+
+
+def config_overrides(env_name: str, config: str | Path | dict | Sequence[str]) -> dict:
+    """A configuration to lay over the defaults, from a dict, a JSON file, or ``--config`` items
+    (JSON files and ``KEY=VALUE`` pairs, left to right; training.cli's convention). A key that is
+    not a training key but is an option of the game goes into ``env_config``, so
+    ``--config num_players=4`` means here what it means to ``training.evaluate``; dotted keys
+    reach into sections (``ppo.learning_rate=0.001``); ``opponents=random,self`` is a list. A
+    run's history (``runs``, ``sources``) and ``_doc`` descriptions are left behind."""
+    from training import cli
+
+    if isinstance(config, dict):
+        layers = [("file", copy.deepcopy(config))]
+    elif isinstance(config, (str, Path)) and "=" not in str(config):
+        layers = [("file", cli.read_json_file(config))]
+    else:
+        layers = cli.config_items(list(config) if not isinstance(config, (str, Path)) else [str(config)])
+    keys = set(_training_keys()) | {"env_name"}
+    options = None
+    out: dict = {}
+    for kind, data in layers:
+        for key, value in data.items():
+            if key.startswith("_") or key in HISTORY_KEYS or key == "env_name":
+                continue
+            path = key.split(".") if kind == "pairs" else [key]
+            if path[0] not in keys:
+                options = options if options is not None else cli.game_option_names(env_name)
+                if path[0] in options and len(path) == 1:
+                    path = ["env_config", key]
+                elif kind == "pairs":
+                    raise cli.UserError(
+                        f"unknown --config key {key!r}: not a training key ({', '.join(sorted(keys - {'env_name'}))}) "
+                        f"nor a {env_name} option ({', '.join(options)})")
+            if path == ["opponents"] and isinstance(value, str):
+                value = parse_opponents(value)
+            node = {path[-1]: value}
+            for part in reversed(path[:-1]):
+                node = {part: node}
+            out = deep_merge(out, node)
+    return out
+
+
+def config_differences(old: dict, new: dict, prefix: str = "") -> list[str]:
+    """``"key: old -> new"`` for every setting that differs (nested keys dotted)."""
+    out = []
+    for k in sorted(set(old) | set(new)):
+        if not prefix and (k in HISTORY_KEYS or k.startswith("_")):
+            continue
+        a, b = old.get(k, "(unset)"), new.get(k, "(unset)")
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += config_differences(a, b, f"{prefix}{k}.")
+        elif a != b:
+            out.append(f"{prefix}{k}: {json.dumps(a, default=str)} -> {json.dumps(b, default=str)}")
+    return out
+
+
+def resume_config(run_dir: Path, cfg: dict, changes: dict, override: bool) -> tuple[dict, list[str]]:
+    """A resumed run's configuration: the run's own, with ``changes`` (from ``--config`` and
+    flags) only when ``override`` (``--override-config``); otherwise changes are refused with
+    the list of differences. Returns the configuration and the differences applied."""
+    from training.cli import UserError
+
+    history = {k: cfg[k] for k in HISTORY_KEYS if k in cfg}
+    base = {k: v for k, v in cfg.items() if k not in HISTORY_KEYS}
+    new = deep_merge(base, changes)
+    diffs = config_differences(base, new)
+    if diffs and not override:
+        raise UserError(f"{run_dir} was trained with another configuration than this command gives; it would change "
+                        f"{'; '.join(diffs)}. Resume without --config (and without those flags) to continue the run "
+                        "as it was, or add --override-config to apply the changes")
+    if diffs:
+        if cfg.get("backend") != "rllib":
+            check_config(new, _read_json(CONFIG_DIR / "default.json"))
+    return {**new, **history}, diffs
+
+
 def check_config(cfg: dict, defaults: dict) -> None:
-    known = set(defaults) | {"env_name"}
+    known = set(defaults) | {"env_name", "sources"}
     unknown = sorted(k for k in cfg if k not in known and not k.startswith("_"))
     if unknown:
         raise ValueError(f"unknown config key(s) {unknown}; keys: {sorted(k for k in known if not k.startswith('_'))}")
@@ -140,9 +238,12 @@ def ppo_kwargs(cfg: dict) -> dict:
 
 
 def parse_opponents(text: str | Sequence[str] | None) -> list[str] | None:
+    """``"random,ppo:RUN,any_table,self"`` -> ``["random", "ppo:RUN,any_table", "self"]`` (a spec keeps its flags)."""
     if text is None or isinstance(text, list):
         return text
-    return [s.strip() for s in str(text).split(",") if s.strip()]
+    from training.cli import split_specs
+
+    return split_specs(str(text))
 
 
 def heuristic_available(env_name: str) -> bool:
@@ -361,30 +462,35 @@ class BatchedSubprocVecEnv(VecEnv):
 # ------------------------------------------------------------------------------- evaluation
 def evaluate(env_name: str, env_config: dict, agent: Any, opponent: str, games: int, seed: int,
              workers: int = 1) -> dict:
-    """The agent in one seat, ``opponent`` in all the others, seats rotated (training.evaluate)."""
-    from training.evaluate import tournament
+    """The agent in one seat against N−1 copies of ``opponent``, seats rotated, duplicate deals:
+    :func:`training.evaluate.evaluate_against`, the one evaluation (both backends call it)."""
+    from training.evaluate import evaluate_against
 
-    n = len(env_module(env_name).raw_env(**env_config).possible_agents)
-    result = tournament(env_name, [agent] + [opponent] * (n - 1), games, config=env_config, seed=seed,
-                        workers=workers if isinstance(agent, str) else 1)
-    row = result.summary()[0]
-    return {
-        "opponent": opponent,
-        "games": row["games"],
-        "mean_reward": row["mean_reward"],
-        "reward_ci95": row["reward_ci95"],
-        "win_rate": row["win_rate"],
-        "mean_score": row["mean_score"],
-        "score_ci95": row.get("score_ci95", float("nan")),
-    }
+    return evaluate_against(env_name, env_config, agent, opponent, games, seed=seed, workers=workers)
 
 
-def _fmt(row: dict) -> str:
-    lo, hi = row["mean_reward"] - row["reward_ci95"], row["mean_reward"] + row["reward_ci95"]
-    verdict = "beats" if lo > 0 else "loses to" if hi < 0 else "ties (CI includes 0) with"
-    return (f"vs {row['opponent']:<10} mean reward {row['mean_reward']:+.3f} ± {row['reward_ci95']:.3f} "
-            f"(95% CI [{lo:+.3f}, {hi:+.3f}]), win rate {row['win_rate']:.3f}, mean score {row['mean_score']:.2f}, "
-            f"{row['games']} games: PPO {verdict} {row['opponent']}")
+def write_eval_rows(path: Path, rows: list[dict]) -> None:
+    """Append rows to eval.csv; a curve begun with fewer columns (an older run) keeps its header."""
+    fields = EVAL_FIELDS
+    if path.exists() and path.stat().st_size:
+        with open(path, newline="") as f:
+            fields = next(csv.reader(f), EVAL_FIELDS) or EVAL_FIELDS
+    new = not path.exists() or not path.stat().st_size
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        if new:
+            w.writeheader()
+        for row in rows:
+            w.writerow({k: row.get(k) for k in fields})
+
+
+def _fmt(row: dict, who: str = "PPO") -> str:
+    lo, hi = row["reward_low"], row["reward_high"]
+    verdict = "beats" if lo > 0 else "loses to" if hi < 0 else "ties (95% CI includes 0) with"
+    return (f"vs {row['opponent']:<10} mean reward {row['mean_reward']:+.3f} (95% CI [{lo:+.3f}, {hi:+.3f}]), "
+            f"sole 1st {row['win_rate']:.3f} [{row['win_rate_low']:.3f}, {row['win_rate_high']:.3f}], shared 1st "
+            f"{row['shared_first_rate']:.3f}, mean score {row['mean_score']:.2f}, {row['games']} games "
+            f"({row['seating']}; duplicate deals): {who} {verdict} {row['opponent']}")
 
 
 # -------------------------------------------------------------------------------- callbacks
@@ -469,21 +575,17 @@ def _callbacks(cfg: dict, run_dir: Path, opponents: list[str], budget_s: float |
 
         def evaluate(self) -> None:
             self.last_eval = self.num_timesteps
-            agent = PPOAgent.from_policy(self.model.policy, {"env_name": env_name})
-            path = run_dir / "eval.csv"
-            new = not path.exists()
-            with open(path, "a", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
-                if new:
-                    w.writeheader()
-                for i, opp in enumerate(eval_opponents):
-                    row = evaluate(env_name, cfg["env_config"], agent, opp, cfg["eval"]["games"],
-                                   seed=1_000_000 + 7919 * i)
-                    row.update(timesteps=self.num_timesteps, wall_seconds=round(clock.total(), 1))
-                    w.writerow({k: row[k] for k in EVAL_FIELDS})
-                    self.latest[f"vs_{opp}"] = row["mean_reward"]
-                    self.logger.record(f"eval/vs_{opp}_mean_reward", row["mean_reward"])
-                    self.logger.record(f"eval/vs_{opp}_win_rate", row["win_rate"])
+            agent = PPOAgent.from_policy(self.model.policy, {"env_name": env_name, "env_config": cfg["env_config"]})
+            rows = []
+            for i, opp in enumerate(eval_opponents):
+                row = evaluate(env_name, cfg["env_config"], agent, opp, cfg["eval"]["games"],
+                               seed=1_000_000 + 7919 * i)
+                row.update(timesteps=self.num_timesteps, wall_seconds=round(clock.total(), 1))
+                rows.append(row)
+                self.latest[f"vs_{opp}"] = row["mean_reward"]
+                self.logger.record(f"eval/vs_{opp}_mean_reward", row["mean_reward"])
+                self.logger.record(f"eval/vs_{opp}_win_rate", row["win_rate"])
+            write_eval_rows(run_dir / "eval.csv", rows)
 
         def checkpoint(self) -> None:
             self.last_ckpt = self.num_timesteps
@@ -532,6 +634,41 @@ def latest_checkpoint(run_dir: Path) -> Path:
 
 
 # ------------------------------------------------------------------------------------ train
+def read_run(resume: str | Path, game: str | None) -> tuple[Path, dict]:
+    """A run folder and its config.json (a folder without one, or of another game, is an error)."""
+    run_dir = Path(resume)
+    if not (run_dir / "config.json").is_file():
+        raise FileNotFoundError(f"{run_dir} is not a run folder (no config.json)")
+    cfg = json.loads((run_dir / "config.json").read_text())
+    if game is not None and env_module(game).raw_env.metadata["name"] != cfg["env_name"]:
+        raise ValueError(f"{run_dir} trains {cfg['env_name']}, not {game}")
+    return run_dir, cfg
+
+
+def _with_players(env_name: str, config: Any, players: int | None) -> Any:
+    """``config`` with ``--players`` laid over it as ``env_config.num_players``."""
+    if players is None:
+        return config
+    from training.cli import with_players
+
+    with_players({}, players, env_name)  # a game without the option says so
+    if config is None:
+        return {"env_config": {"num_players": int(players)}}
+    return deep_merge(config_overrides(env_name, config), {"env_config": {"num_players": int(players)}})
+
+
+def requested_changes(env_name: str, config: Any, players: int | None, opponents: list[str] | None,
+                      seed: int | None) -> dict:
+    """What ``--config``, ``--players``, ``--opponents`` and ``--seed`` ask of a resumed run."""
+    out = config_overrides(env_name, config) if config is not None else {}
+    out = _with_players(env_name, out, players) if players is not None else out
+    if opponents is not None:
+        out["opponents"] = list(opponents)
+    if seed is not None:
+        out["seed"] = int(seed)
+    return out
+
+
 def train(
     game: str | None = None,
     timesteps: int | None = None,
@@ -549,20 +686,23 @@ def train(
     final_eval: bool = True,
     verbose: bool = True,
     argv: Sequence[str] | None = None,
+    players: int | None = None,
+    override_config: bool = False,
 ) -> Path:
-    """Train, save and evaluate; returns the run folder. Arguments mirror the command line."""
+    """Train, save and evaluate; returns the run folder. Arguments mirror the command line
+    (``config``: a dict, a JSON file, or ``--config`` items; ``players``: ``--players``;
+    ``override_config``: ``--override-config``, apply a changed configuration to a resumed run)."""
     from sb3_contrib import MaskablePPO
     import torch
 
     started = time.monotonic()
     opponents = parse_opponents(opponents)
+    changes_applied: list[str] = []
     if resume is not None:
-        run_dir = Path(resume)
-        if not (run_dir / "config.json").is_file():
-            raise FileNotFoundError(f"{run_dir} is not a run folder (no config.json)")
-        cfg = json.loads((run_dir / "config.json").read_text())
-        if game is not None and env_module(game).raw_env.metadata["name"] != cfg["env_name"]:
-            raise ValueError(f"{run_dir} trains {cfg['env_name']}, not {game}")
+        run_dir, cfg = read_run(resume, game)
+        latest_checkpoint(run_dir)  # a folder with nothing to resume from fails before it is touched
+        cfg, changes_applied = resume_config(run_dir, cfg, requested_changes(cfg["env_name"], config, players,
+                                                                              opponents, seed), override_config)
         for k, v in (("total_timesteps", timesteps), ("minutes", minutes), ("n_envs", n_envs), ("vec_env", vec_env),
                      ("workers", workers)):
             if v is not None:
@@ -576,8 +716,9 @@ def train(
         if game is None:
             raise ValueError("name a game (e.g. golf_v0) or --resume a run folder")
         env_name = env_module(game).raw_env.metadata["name"]
-        cfg = resolve_config(env_name, config, total_timesteps=timesteps, minutes=minutes, opponents=opponents,
-                             seed=seed, n_envs=n_envs, vec_env=vec_env, workers=workers)
+        cfg = resolve_config(env_name, _with_players(env_name, config, players), total_timesteps=timesteps,
+                             minutes=minutes, opponents=opponents, seed=seed, n_envs=n_envs, vec_env=vec_env,
+                             workers=workers)
         if minutes is not None and timesteps is None:
             cfg["total_timesteps"] = None  # the time budget decides
         run_dir = Path(out) / env_name / (name or datetime.now().strftime("%Y%m%d-%H%M%S"))
@@ -601,7 +742,7 @@ def train(
     cfg.setdefault("runs", []).append({
         "started": datetime.now().isoformat(timespec="seconds"),
         "argv": list(argv) if argv is not None else None,
-        "resume": resume is not None, "opponents_used": pool,
+        "resume": resume is not None, "opponents_used": pool, "config_changes": changes_applied,
         "versions": _versions(), "platform": platform.platform(), "cpus": os.cpu_count(),
     })
     (run_dir / "config.json").write_text(json.dumps(cfg, indent=2))
@@ -659,7 +800,9 @@ def train(
         if missing and verbose:
             print(f"(no {', '.join(missing)} agent for {env_name} yet: not evaluated against it)")
     summary["total_seconds_this_run"] = round(time.monotonic() - started, 1)
-    (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=2))
+    from training.evaluate import _jsonable
+
+    (run_dir / "final_eval.json").write_text(json.dumps(_jsonable(summary), indent=2))
     if verbose:
         print(f"run folder: {run_dir}")
     return run_dir
@@ -683,17 +826,22 @@ def _versions() -> dict:
 
 # --------------------------------------------------------------------------------------- CLI
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.train", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("game", nargs="?", help="environment name, e.g. golf_v0 (or golf)")
+    from training import cli
+
+    ap = cli.Parser(prog="python -m training.train", description=__doc__)
+    cli.add_game_argument(ap, nargs="?")
     ap.add_argument("--timesteps", type=int, help="learner decisions to train for (total, also when resuming)")
     ap.add_argument("--minutes", type=float, help="time budget for the training (wall clock)")
     ap.add_argument("--opponents", help="comma-separated pool: random,heuristic,self,ppo:PATH")
-    ap.add_argument("--config", help="JSON file merged over the game's defaults")
+    cli.add_config_arguments(ap, "the training configuration: JSON files and KEY=VALUE pairs (a game option "
+                                 "goes into env_config; dotted keys reach into sections, e.g. ppo.learning_rate=0.001)")
     ap.add_argument("--seed", type=int)
     ap.add_argument("--out", default="runs", help="folder of run folders (default: runs)")
     ap.add_argument("--name", help="run folder name (default: a timestamp)")
-    ap.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint")
+    ap.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint, as configured")
+    ap.add_argument("--override-config", action="store_true",
+                    help="with --resume: apply a changed --config/--players/--opponents/--seed to the run "
+                         "(without it, a change is refused with the list of differences)")
     ap.add_argument("--n-envs", type=int, help="environments stepped together (default: the config's, 16)")
     ap.add_argument("--workers", type=int, help="subprocesses the environments are spread over (default 2, one per core)")
     ap.add_argument("--vec-env", choices=["subproc", "dummy"], help="subprocesses, or all in this process")
@@ -705,21 +853,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     rllib_backend.add_arguments(ap)
     args = ap.parse_args(argv)
     if args.game is None and args.resume is None:
-        ap.error("name a game (e.g. golf_v0) or --resume RUN_DIR")
+        ap.error("name a game (e.g. golf) or --resume RUN_DIR")
+    config = args.config or None
+    run_argv = list(argv) if argv is not None else sys.argv[1:]
     try:
+        game = cli.game_name(args.game) if args.game is not None else None
         if (args.backend or rllib_backend.backend_of(args.resume)) == "rllib":
             rllib_backend.train_rllib(
-                args.game, args.timesteps, args.num_env_runners, args.address, args.out, args.seed, args.config,
+                game, args.timesteps, args.num_env_runners, args.address, args.out, args.seed, config,
                 minutes=args.minutes, opponents=args.opponents, name=args.name, resume=args.resume,
                 num_cpus=args.num_cpus, ship_code=not args.no_ship_code, progress=not args.no_progress,
-                argv=list(argv) if argv is not None else sys.argv[1:])
+                argv=run_argv, players=args.players, override_config=args.override_config)
             return 0
-        train(args.game, args.timesteps, args.minutes, args.opponents, args.config, args.seed, args.out, args.name,
+        train(game, args.timesteps, args.minutes, args.opponents, config, args.seed, args.out, args.name,
               args.resume, args.n_envs, args.vec_env, args.workers, progress=not args.no_progress,
-              argv=list(argv) if argv is not None else sys.argv[1:])
-    except (ValueError, FileNotFoundError, FileExistsError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+              argv=run_argv, players=args.players, override_config=args.override_config)
+    except cli.USER_ERRORS as e:
+        return cli.report(e)
     return 0
 
 

@@ -9,7 +9,9 @@ bottom of the stock (the returned cards, in order) and the hands laid down at th
 the game totals, the dealer, the deal number and the points of the last deal.
 
 Seats are relative: 0 is the observer, 1 the next player clockwise, and so on. Cards are ranks
-(A=0 .. K=12): suits do not matter in these games.
+(A=0 .. K=12): suits do not matter in these games. ``PlayerView.card_name(r)`` names one, and
+``view.readable()`` (printed by ``str(view)``) gives the whole view by name: rank counts as the
+cards they count (``["A", "A", "7"]``), ``own_commit`` as its action name (``"take 1"``).
 
 **The last round, whole.** Once a round resolves, every ACQUIRE commitment is public (spec §5:
 "who took which card, and the result of each contest"): ``last_claimed`` gives whose card each
@@ -45,12 +47,40 @@ from itertools import islice
 
 import numpy as np
 
-from card_envs.collector.engine import NUM_RANKS, PHASE_NAMES, RANK_NAMES, SetState
+from card_envs import views
+from card_envs.collector.engine import DRAW_TWO, NUM_RANKS, PHASE_NAMES, RANK_NAMES, TAKE_BASE, SetState
 from card_envs.encoding import Layout
 
 STOCK_DEPTH = 52  # the stock never holds more than the deck
 
 
+@lru_cache(maxsize=None)
+def commit_names(hot: bool) -> tuple[str, ...]:
+    """The names of the §8 actions a seat can commit (``own_commit``), as the env spells them."""
+    take = "draw one take" if hot else "take"
+    names = [f"play {RANK_NAMES[r]}" for r in range(NUM_RANKS)] + ["draw two"]
+    names += [f"{take} {k}" for k in range(1, num_actions(hot) - TAKE_BASE + 1)]
+    assert len(names) == num_actions(hot) and names[DRAW_TWO] == "draw two"
+    return tuple(names)
+
+
+_rank = views.rank_names(RANK_NAMES)
+_counts = views.counts(_rank)
+
+
+@views.readable_view(
+    card_name=_rank,
+    numbering="Collector/Hot: ranks only (suits do not matter): rank index A=0, 2=1 .. 10=9, J=10, Q=11, K=12",
+    fields={
+        "hand": _counts,
+        "own_commit": views.from_view(lambda v: None if v.own_commit is None else commit_names(v.hot)[v.own_commit]),
+        "played": views.per_seat(views.card(_rank)),
+        "last_played": views.per_seat(views.card(_rank)),
+        "known_cards": views.per_seat(_counts),
+        "stock_known": views.cards(_rank),
+        "shown_hands": views.per_seat(_counts),
+    },
+)
 @dataclass(slots=True)
 class PlayerView:
     """Everything one seat may know. Tuples are indexed by relative seat (0 = the observer)."""

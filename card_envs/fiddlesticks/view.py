@@ -33,7 +33,10 @@ nobody sees another player's picks until everyone has picked (then the new face-
 on the table).
 
 Seats are relative: index 0 is the observer, then the others clockwise, so one policy fits
-any seat. Suits do not matter in Fiddlesticks, so cards are encoded by rank (2..A).
+any seat. Suits do not matter in Fiddlesticks, so cards are encoded by rank (2..A): a view's
+rank index is 0 for a 2 up to 12 for an Ace (not the Ace-low :mod:`card_envs.cards` ranks).
+``PlayerView.card_name(r)`` names one, and ``view.readable()`` (printed by ``str(view)``) gives
+the whole view by name: rank counts as the cards they count (``["2", "2", "10"]``).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from card_envs import views
 from card_envs.cards import format_many, to_str
 from card_envs.encoding import Layout
 from card_envs.fiddlesticks.rules import (
@@ -58,7 +62,24 @@ from card_envs.fiddlesticks.rules import (
 
 NUM_PHASES = 3
 
+_rank = views.rank_names(RANK_NAMES)
+_counts = views.counts(_rank)
 
+
+@views.readable_view(
+    card_name=_rank,
+    numbering="Fiddlesticks: ranks only (suits do not matter): rank index 2=0, 3=1 .. 10=8, J=9, Q=10, K=11, A=12",
+    fields={
+        "hand": _counts,
+        "picked": _counts,
+        "face_up": views.per_seat(_counts),
+        "known": views.per_seat(_counts),
+        "absent": views.per_seat(views.marked(RANK_NAMES)),
+        "pile_top": views.card(_rank),
+        "pile_counts": _counts,
+        "cleared": _counts,
+    },
+)
 @dataclass
 class PlayerView:
     """A Fiddlesticks player's knowledge. Lists by seat are relative (0 = self, then clockwise);

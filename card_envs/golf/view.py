@@ -26,7 +26,9 @@ always replaced by a new discard on top, so nothing under the top is ever taken 
 rebuild shuffles the pile. Suits never matter in Golf, so ranks lose nothing.
 
 Seats are relative: index 0 is the observer, then the others clockwise, so one policy fits
-any seat. Suits do not matter in Golf, so cards are encoded by rank (A23456789TJQK).
+any seat. Suits do not matter in Golf, so cards are encoded by rank (A23456789TJQK): a view's
+card ints are rank indices A=0 .. K=12, not :mod:`card_envs.cards` ints. ``PlayerView.card_name(r)``
+names one (``"10"``), and ``view.readable()`` (printed by ``str(view)``) gives the whole view by name.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from card_envs import views
 from card_envs.cards import RANKS, format_many, to_str
 from card_envs.encoding import Layout
 from card_envs.golf.rules import (
@@ -53,6 +56,24 @@ NUM_PHASES = 5
 TOTAL_SCALE = 100.0
 
 
+#: the name of each rank index in a view (A=0 .. K=12), as the rendering spells them
+RANK_NAMES = tuple(r.replace("T", "10") for r in RANKS)
+_rank = views.rank_names(RANK_NAMES)
+_ranks = views.per_seat(views.card(_rank))
+
+
+@views.readable_view(
+    card_name=_rank,
+    numbering="Golf: ranks only (suits do not matter): rank index A=0, 2=1 .. 10=9, J=10, Q=11, K=12",
+    fields={
+        "grids": views.per_seat(_ranks),
+        "pending": views.card(_rank),
+        "discard_top": views.card(_rank),
+        "discard_counts": views.counts(_rank),
+        "stock_counts": views.counts(_rank),
+        "last_grids": views.per_seat(_ranks),
+    },
+)
 @dataclass
 class PlayerView:
     """A Golf player's knowledge. Lists are by relative seat (0 = self, then clockwise).

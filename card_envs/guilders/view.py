@@ -50,7 +50,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from card_envs import cards
+from card_envs import cards, views
 from card_envs.encoding import Layout
 from card_envs.guilders import odds
 from card_envs.guilders.rules import (
@@ -79,6 +79,31 @@ EVENT_INDEX = {name: i for i, name in enumerate(EVENT_NAMES)}
 EVENTS_OF = tuple(tuple(name for i, name in enumerate(EVENT_NAMES) if bits >> i & 1) for bits in range(1 << NUM_EVENTS))
 
 
+_card = views.card(cards.to_str)
+
+
+@views.readable_view(
+    card_name=cards.to_str,
+    numbering="Guilders: card_envs.cards ints, 13·suit + rank (suits c d h s, ranks A 2 .. K, Ace low), "
+    "BJ = 52, RJ = 53; card arrays are counts indexed by these ints; calls are action indices (ACTION_NAMES)",
+    fields={
+        "known_discards": views.counts(cards.to_str),
+        "scored": views.counts(cards.to_str),
+        "lost": views.counts(cards.to_str),
+        "set_aside": views.counts(lambda i: cards.to_str(cards.JOKERS[i])),
+        "unseen": views.counts(cards.to_str),
+        "last_call": views.code(ACTION_NAMES),
+        "last_card": _card,
+        "last_lost_card": _card,
+        "miss_calls": views.tally(ACTION_NAMES),
+        "own_miss_calls": views.tally(ACTION_NAMES),
+        # the score piles, card by card, are the ``piles`` entry below
+        "holder": views.OMIT,
+        "scored_value": views.OMIT,
+        "scored_place": views.OMIT,
+    },
+    extra={"piles": lambda v: [[[cards.to_str(c), value] for c, value in pile] for pile in v.piles]},
+)
 @dataclass(eq=False)
 class PlayerView:
     """A Guilders player's knowledge. Per-seat arrays are by relative seat (0 = self, then the
@@ -88,8 +113,8 @@ class PlayerView:
     ``refans_left`` is -1 when unlimited. ``to_act``/``last_mover`` are relative seats (None
     before the first turn or after the last). ``last_card`` is the card drawn last turn if this
     player may know it, else None. ``last_events`` names what happened (see
-    ``rules.EVENT_NAMES``); ``last_gain``/``last_loss`` are the mover's points won and lost, and
-    ``last_lost_card`` the card the evil penalty took. ``miss_calls[a]`` counts the misses of
+    ``card_envs.guilders.rules.EVENT_NAMES``); ``last_gain``/``last_loss`` are the mover's points
+    won and lost, and ``last_lost_card`` the card the evil penalty took. ``miss_calls[a]`` counts the misses of
     call ``a`` in the discard pile (everyone's), ``own_miss_calls[a]`` this player's, and
     ``seat_misses[k]`` each seat's misses there. The score piles are kept per card identity and
     copy, as the observation encodes them: ``holder[c, j]`` is the relative seat whose pile holds
@@ -98,6 +123,10 @@ class PlayerView:
     copies of a card first, in (relative seat, place) order, so equal piles always give equal
     arrays; :attr:`piles` lists the same piles card by card. ``jokers_can_miss`` (from the
     configuration: good_joker alone) says whether a face-down miss may be a joker.
+
+    ``readable()`` (printed by ``str(view)``) gives the view by name: card counts as the cards
+    they count, calls by name (``"rank Q"``), the misses per call as ``{call: count}``, and the
+    score piles as ``piles`` (``[card, value]`` in scoring order) in place of the three arrays.
     """
 
     num_players: int

@@ -70,7 +70,12 @@ tells how much of the game is left. The layout
 {layout}
 
 `env.unwrapped.decode(vector)` returns the `PlayerView` the vector encodes
-(`card_envs.guillotine.view`), and `encode_view(view)` encodes one.
+(`card_envs.guillotine.view`), and `encode_view(view)` encodes one. Its fields hold the encoded
+numbers (card masks over deck indices, contract codes); `view.readable()` gives them by name
+(`{"hand": ["7c", "Ts", ...], "contract": "royalty", ...}`) and `print(view)` shows them.
+Card ints here are deck indices, not `card_envs.cards` ints: name one with
+`env.unwrapped.rules.card_name(27)` (`"Ts"`; `card_envs.cards.to_str(27)` is `"2h"`), and list
+a mask's indices with `env.unwrapped.rules.cards_of(mask)`.
 
 ## Rewards
 
@@ -78,6 +83,15 @@ tells how much of the game is left. The layout
 equal steps; tied players share the average of their places. `reward_mode="score"`: at the end
 of every deal each player gets −(deal points − the table's mean deal points) / 100. At the end
 `infos[agent]` has `score` (the total) and `rank` (1 = best, competition ranking).
+
+## Per-deal scores in `infos`
+
+From the end of the first deal on, every agent's `infos[agent]` carries the deals so far:
+`deal` (0-based index of the deal that ended last, so `deal + 1` deals are over),
+`deal_scores` (that agent's points in each finished deal, in order) and `deal_contracts` (each
+finished deal's contract). They are updated at each deal's end and kept at the game's end beside
+`score` and `rank` (`sum(deal_scores) == score`), so a full 24-deal game reports all 24 deals.
+They are public (every deal's points are announced) and change no reward or observation.
 
 ## Options
 
@@ -109,15 +123,53 @@ the seed. With `first_dealer="random"` the dealer is drawn from the seed before 
 
 from __future__ import annotations
 
+from typing import Any
+
 from card_envs.base import CardGameEnv, env_constructors
 from card_envs.guillotine import view as guillotine_view
-from card_envs.guillotine.rules import ACE, BONUS, DOMINO_TURN, NUM_CARDS, PASS_STOP, GuillotineRules
+from card_envs.guillotine.rules import (
+    ACE,
+    BONUS,
+    CONTRACT_NAMES,
+    DOMINO_TURN,
+    NUM_CARDS,
+    NUM_PLAYERS,
+    PASS_STOP,
+    GuillotineRules,
+)
 
 
 class raw_env(CardGameEnv):
     metadata = {"name": "guillotine_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     Rules = GuillotineRules
     View = guillotine_view
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._deal_scores: list[list[int]] = [[] for _ in range(NUM_PLAYERS)]
+        self._deal_contracts: list[str] = []
+        super().reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> None:
+        s = self.game_state
+        before = None if s is None else (s.deal, s.terminated, s.contract)
+        super().step(action)
+        s = self.game_state
+        if before is not None and not before[1] and (s.deal != before[0] or s.terminated):
+            self._record_deal(before[2])
+
+    def _record_deal(self, contract: int) -> None:
+        """A deal just ended: every seat's infos get the per-deal scores so far (public)."""
+        s = self.game_state
+        self._deal_contracts.append(CONTRACT_NAMES[contract])
+        for p, agent in enumerate(self.possible_agents):
+            self._deal_scores[p].append(int(s.last_deal[p]))
+            if agent in self.infos:  # a new dict: an info returned earlier by last() stays as it was
+                self.infos[agent] = {
+                    **self.infos[agent],
+                    "deal": len(self._deal_contracts) - 1,
+                    "deal_scores": list(self._deal_scores[p]),
+                    "deal_contracts": list(self._deal_contracts),
+                }
 
 
 env, raw_env = env_constructors(raw_env)

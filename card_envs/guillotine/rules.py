@@ -74,12 +74,13 @@ DOMINO_SECOND_OUT = -10
 
 
 def card_name(i: int) -> str:
-    """``"Kh"``, ``"Ts"``: the cards.py notation of deck index ``i``."""
+    """``"Kh"``, ``"Ts"``: the name of Guillotine deck index ``i`` (``8·suit + rank``, ranks 7..A),
+    in the cards.py notation. Not ``cards.to_str(i)``, which reads the 52-card numbering."""
     return cards.to_str(DECK_CARD[i])
 
 
 def cards_of(mask: int) -> list[int]:
-    """The deck indices in a card mask, ascending."""
+    """The deck indices in a card mask, ascending (``card_name`` names each)."""
     out = []
     while mask:
         low = mask & -mask
@@ -185,6 +186,10 @@ class GuillotineRules:
     name = NAME
     num_actions = NUM_ACTIONS
     num_players = NUM_PLAYERS
+    #: the game's own card numbering, reachable from ``env.unwrapped.rules``: ``card_name(27)``
+    #: is ``"Ts"`` (``card_envs.cards.to_str(27)``, the 52-card numbering, is ``"2h"``)
+    card_name = staticmethod(card_name)
+    cards_of = staticmethod(cards_of)
 
     def __init__(self, **options: Any):
         self.config = build_config(GuillotineConfig, NAME, options)

@@ -24,7 +24,12 @@ cards it played.
 
 Seats are relative: index 0 is the observer, then the others clockwise, so one policy fits
 any seat. Cards are deck indices ``8·suit + rank`` (suits c d h s, ranks 7..A), the play
-actions' numbers; card sets are 32-bit masks over them (``rules.cards_of`` lists one).
+actions' numbers; card sets are 32-bit masks over them. These are Guillotine's own numbers, not
+:mod:`card_envs.cards` ints: card 27 is ``"Ts"`` here and ``cards.to_str(27)`` is ``"2h"``.
+Read them with ``PlayerView.card_name(i)`` (or ``card_envs.guillotine.rules.card_name``),
+list a mask's indices with ``card_envs.guillotine.rules.cards_of(mask)`` (also
+``env.unwrapped.rules.cards_of``), or take the whole view by name with ``view.readable()``
+(``str(view)`` prints it: cards by name, contracts, suits and ranks decoded).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from card_envs import views
 from card_envs.encoding import Layout
 from card_envs.guillotine.rules import (
     CONTRACT_NAMES,
@@ -55,11 +61,32 @@ N = NUM_PLAYERS
 SCORE_SCALE = 100.0
 SUIT_LETTERS = "cdhs"
 
+_mask = views.card_mask(card_name)
+_per_seat_mask = views.per_seat(_mask)
 
+
+@views.readable_view(
+    card_name=card_name,
+    numbering="Guillotine deck index 8·suit + rank: suits c d h s = 0..3, ranks 7 8 9 T J Q K A = 0..7 "
+    "(27 is 'Ts'; not card_envs.cards ints); card sets are 32-bit masks over these indices",
+    fields={
+        "hand": _mask,
+        "trick": views.per_seat(views.card(card_name)),
+        "played": _per_seat_mask,
+        "taken": _per_seat_mask,
+        "known_absent": _per_seat_mask,
+        "led_suit": views.code(SUIT_LETTERS),
+        "anchor": views.code(RANK_NAMES),
+        "contract": views.code(CONTRACT_NAMES),
+        "used_contracts": views.per_seat(views.flags(CONTRACT_NAMES)),
+    },
+    extra={"layout": lambda v: _mask(v.layout)},
+)
 @dataclass
 class PlayerView:
     """A Guillotine player's knowledge. Lists are by relative seat (0 = self, then clockwise);
-    card sets are masks over deck indices (bit ``8·suit + rank``).
+    card sets are masks over deck indices (bit ``8·suit + rank``; ``card_name(i)`` names one,
+    ``readable()`` gives the whole view by name, ``str(view)`` prints it).
 
     ``trick[k]`` is the card seat k put on the current trick (None if it has not played to it).
     ``contract`` and ``led_suit``, ``trick_leader``, ``first_trick_winner``, ``anchor`` (the
