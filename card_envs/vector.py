@@ -426,13 +426,21 @@ class VectorEnv:
         return f"<VectorEnv {self.metadata['name']} num_envs={self.num_envs} num_players={self.num_players}>"
 
 
-def threaded() -> bool:
-    """Whether the kernels run their ``prange`` drivers (``numba.set_num_threads(k)``, k > 1).
+#: batches of fewer rows than this run the plain loop even with several threads: a parallel region
+#: costs more than a few rows' work (the final observations of the games that ended, small
+#: batches), and far more on a busy machine, where a region waits for a descheduled worker
+#: (measured here: 2-8 ms per region under load for 32 rows); results are the same either way
+PARALLEL_MIN_ROWS = 128
+
+
+def threaded(rows: int | None = None) -> bool:
+    """Whether the kernels run their ``prange`` drivers for a batch of ``rows`` games
+    (``numba.set_num_threads(k)``, k > 1, and at least ``PARALLEL_MIN_ROWS`` rows).
 
     Each game kernel is a row function with two drivers, a plain loop and a ``prange`` loop; with
     one thread the plain loop is used, since numba's parallel scheduling costs about a quarter of
     an encode kernel's time even when it has a single thread to schedule (measured here)."""
-    return numba.get_num_threads() > 1
+    return numba.get_num_threads() > 1 and (rows is None or rows >= PARALLEL_MIN_ROWS)
 
 
 def make(game: str, num_envs: int, options: dict[str, Any]) -> VectorEnv:

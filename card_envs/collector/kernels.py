@@ -610,14 +610,6 @@ def results_kernel(seat, row, cfg, rows, scores, ranks):
             ranks[g, p] = _rank(seat, row, cfg, g, p)
 
 
-#: fewer rows than this run the plain loop even with threads: numba's parallel launch costs more
-#: than a small batch's whole work (tens of microseconds on a quiet machine, milliseconds on a
-#: busy one); the results are the same either way (each row is independent)
-PARALLEL_MIN_ROWS = 256
-
-
-def _parallel(rows: int) -> bool:
-    return rows >= PARALLEL_MIN_ROWS and threaded()
 
 
 class _View:
@@ -674,18 +666,18 @@ class Kernels(GameKernels):
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
-        (new_games_parallel if _parallel(len(rows)) else new_games_serial)(
+        (new_games_parallel if threaded(len(rows)) else new_games_serial)(
             *self._game(a), a["rng"], self.cfg, self.deck, rows, decks if stacked else self._no_decks, stacked, a["order"])
 
     def step(self, a, actions, rewards, term, trunc) -> None:
-        (step_parallel if _parallel(len(actions)) else step_serial)(
+        (step_parallel if threaded(len(actions)) else step_serial)(
             *self._game(a), a["rng"], self.cfg, self.deck, actions, rewards, term, trunc, a["order"])
 
     def legal(self, a, mask) -> None:
-        (legal_parallel if _parallel(len(mask)) else legal_serial)(a["counts"], a["seat"], a["row"], self.cfg, mask)
+        (legal_parallel if threaded(len(mask)) else legal_serial)(a["counts"], a["seat"], a["row"], self.cfg, mask)
 
     def encode(self, a, rows, seats, out) -> None:
-        (encode_parallel if _parallel(len(rows)) else encode_serial)(*self._game(a)[1:], self.cfg, self.offs, rows, seats, out)
+        (encode_parallel if threaded(len(rows)) else encode_serial)(*self._game(a)[1:], self.cfg, self.offs, rows, seats, out)
 
     def points(self, a) -> np.ndarray:
         """``(N, P)``: Hot's game totals; Collector's different ranks held (a copy)."""

@@ -484,17 +484,17 @@ class Kernels(GameKernels):
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
-        (new_games_parallel if threaded() else new_games_serial)(*self._game(a), a["rng"], self.cfg, self.deck, rows,
+        (new_games_parallel if threaded(len(rows)) else new_games_serial)(*self._game(a), a["rng"], self.cfg, self.deck, rows,
                          decks if stacked else self._no_decks, stacked, a["order"])
 
     def step(self, a, actions, rewards, term, trunc) -> None:
-        (step_parallel if threaded() else step_serial)(*self._game(a), a["rng"], self.cfg, self.deck, actions, rewards, term, trunc, a["order"])
+        (step_parallel if threaded(len(actions)) else step_serial)(*self._game(a), a["rng"], self.cfg, self.deck, actions, rewards, term, trunc, a["order"])
 
     def legal(self, a, mask) -> None:
-        (legal_parallel if threaded() else legal_serial)(a["closed"], a["up"], a["row"], self.cfg, mask)
+        (legal_parallel if threaded(len(mask)) else legal_serial)(a["closed"], a["up"], a["row"], self.cfg, mask)
 
     def encode(self, a, rows, seats, out) -> None:
-        (encode_parallel if threaded() else encode_serial)(*self._game(a), self.cfg, self.offs, rows, seats, out)
+        (encode_parallel if threaded(len(rows)) else encode_serial)(*self._game(a), self.cfg, self.offs, rows, seats, out)
 
     def points(self, a) -> np.ndarray:
         return a["seat"][:, :, TOTAL]

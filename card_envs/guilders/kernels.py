@@ -535,17 +535,17 @@ class Kernels(GameKernels):
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
-        (new_games_parallel if threaded() else new_games_serial)(*self._game(a), a["rng"], self.cfg, self.deck, rows,
+        (new_games_parallel if threaded(len(rows)) else new_games_serial)(*self._game(a), a["rng"], self.cfg, self.deck, rows,
                          decks if stacked else self._no_decks, stacked)
 
     def step(self, a, actions, rewards, term, trunc) -> None:
-        (step_parallel if threaded() else step_serial)(*self._game(a), a["rng"], self.cfg, actions, rewards, term, trunc)
+        (step_parallel if threaded(len(actions)) else step_serial)(*self._game(a), a["rng"], self.cfg, actions, rewards, term, trunc)
 
     def legal(self, a, mask) -> None:
-        (legal_parallel if threaded() else legal_serial)(a["row"], bool(self.cfg[C_GOOD]), mask)
+        (legal_parallel if threaded(len(mask)) else legal_serial)(a["row"], bool(self.cfg[C_GOOD]), mask)
 
     def encode(self, a, rows, seats, out) -> None:
-        (encode_parallel if threaded() else encode_serial)(
+        (encode_parallel if threaded(len(rows)) else encode_serial)(
             a["pile_card"], a["pile_val"], a["pile_len"], a["counts"], a["stats"], a["known"], a["miss"],
             a["miss_all"], a["miss_seat"], a["row"], self.cfg, self.deck_counts, self.offs, self.tabs, rows, seats, out)
 

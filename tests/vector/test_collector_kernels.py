@@ -243,7 +243,7 @@ def test_results_do_not_depend_on_the_thread_count_on_the_parallel_path():
     games on one thread and on two."""
     import numba
 
-    from card_envs.collector.kernels import PARALLEL_MIN_ROWS
+    from card_envs.vector import PARALLEL_MIN_ROWS
 
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("numba sees a single core")

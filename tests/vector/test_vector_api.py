@@ -200,7 +200,7 @@ def test_results_do_not_depend_on_the_thread_count(game, cfg):
     def run(threads):
         numba.set_num_threads(threads)
         try:
-            venv = vector.make(game, 32, cfg)
+            venv = vector.make(game, vector.PARALLEL_MIN_ROWS + 32, cfg)  # big enough for the prange drivers
             obs, _ = venv.reset(seed=11)
             venv.sample_actions(3)
             out = [obs["observation"].copy()]
@@ -267,7 +267,7 @@ def _batch_trajectory(game: str, seed: int, threads: int, steps: int = 150) -> l
     module = card_envs.ENVIRONMENTS[f"{game}_v0"]
     numba.set_num_threads(threads)
     try:
-        venv = module.vector_env(num_envs=24, **module.BENCHMARK_CONFIG)
+        venv = module.vector_env(num_envs=vector.PARALLEL_MIN_ROWS + 32, **module.BENCHMARK_CONFIG)  # prange-sized
         obs, _ = venv.reset(seed=seed)
         venv.sample_actions(seed)
         out = [obs["observation"].copy()]
