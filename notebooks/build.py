@@ -4,20 +4,40 @@ notebooks are reviewed as code and regenerated, never hand-edited.
     python notebooks/build.py              # write notebooks/*.ipynb (no outputs)
     python notebooks/build.py --execute    # write and run them, keeping the outputs (commit these)
 
-CI executes the committed notebooks at a small budget (tests/notebooks/), with
-``CARD_ENVS_NB_GAMES`` lowering the number of tournament games.
+CI executes the committed notebooks at a small budget (tests/notebooks/) through environment
+variables the notebooks read:
+
+- ``CARD_ENVS_NB_GAMES``: games per tournament (each notebook documents its default);
+- ``CARD_ENVS_NB_TIMESTEPS``: PPO's training budget in ``your_agent.ipynb`` (default 200,000
+  learner decisions, a few minutes on two cores; CI trains one rollout, 4,096);
+- ``CARD_ENVS_NB_RUNS``: the folder ``your_agent.ipynb`` writes its training run into (default
+  ``runs``, as ``python -m training.train`` does).
+
+The committed outputs come from ``python notebooks/build.py --execute`` with the tournament
+defaults and, for ``your_agent.ipynb``, CI's training budget (``CARD_ENVS_NB_TIMESTEPS=4096``,
+one PPO rollout: the notebook says so), so that regenerating them takes a minute, not ten.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import textwrap
 from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 HERE = Path(__file__).resolve().parent
+
+
+def code(text: str):
+    """A code cell from an indented triple-quoted block."""
+    return new_code_cell(textwrap.dedent(text).strip("\n"))
+
+
+def markdown(text: str):
+    return new_markdown_cell(textwrap.dedent(text).strip("\n"))
 
 TOUR = [
     new_markdown_cell(
@@ -41,9 +61,11 @@ TOUR = [
         "env = card_envs.golf_v0.env(num_players=3, num_rounds=1, render_mode='ansi')\n"
         "env.reset(seed=42)\n"
         "rng = np.random.default_rng(0)\n"
+        "final = {}  # each agent's last info: PettingZoo empties env.infos as agents leave\n"
         "for step, agent in enumerate(env.agent_iter()):\n"
         "    obs, reward, terminated, truncated, info = env.last()\n"
         "    if terminated or truncated:\n"
+        "        final[agent] = info\n"
         "        env.step(None)\n"
         "        continue\n"
         "    action = int(rng.choice(np.flatnonzero(obs['action_mask'])))\n"
@@ -51,13 +73,13 @@ TOUR = [
         "        print(env.render())\n"
         "        print(f'--> {agent}: {env.unwrapped.action_to_string(action)}\\n')\n"
         "    env.step(action)\n"
-        "print('final:', {a: env.infos[a] for a in env.possible_agents} if env.agents else info)"
+        "print('final:', final)"
     ),
     new_markdown_cell(
         "## What a player can and cannot see\n\n"
         "The observation vector is a list of named segments (the table is also in each environment's "
-        "docstring). `decode` turns it back into the player's view. Here player 1 has just drawn from "
-        "the stock: it sees the card; player 0 sees only that a card was drawn."
+        "docstring). `decode` turns it back into the player's view. Here player 0 has just drawn from "
+        "the stock: it sees the card; player 1 sees only that a card was drawn."
     ),
     new_code_cell(
         "raw = card_envs.golf_v0.raw_env(num_players=2, num_rounds=1, dealer=1)\n"
@@ -70,10 +92,15 @@ TOUR = [
         "    if values.any():\n"
         "        print(f'{segment:<15} {values.ravel()[:13]}')\n"
         "drawer, other = raw.decode(raw.observe('player_0')['observation']), raw.decode(raw.observe('player_1')['observation'])\n"
-        "from card_envs.cards import RANKS\n"
-        "print('\\nthe drawer sees its card:', RANKS[drawer.pending], '| the other player:', other.pending, '(source', other.pending_source + ')')\n"
+        "print('\\nthe drawer sees its card:', type(drawer).card_name(drawer.pending), '| the other player:', other.pending, '(source', other.pending_source + ')')\n"
         "print('face-down slots are None for everyone, the owner included:', drawer.grids[0])"
     ),
+    new_markdown_cell(
+        "A decoded view prints by name: `print(view)` (or `view.readable()`, a plain dict) shows its cards "
+        "(Golf views hold ranks: suits never matter there) and codes decoded, while the attributes keep the "
+        "numbers the observation encodes. `type(view).CARD_NUMBERING` says what those numbers mean."
+    ),
+    new_code_cell("print(drawer)\nprint(type(drawer).CARD_NUMBERING)"),
     new_code_cell("print(layout.table())"),
     new_markdown_cell(
         "Leak-freedom is a tested property: for every game, the conformance suite reshuffles every card a "
@@ -97,7 +124,12 @@ TOUR = [
         "g.step(g.string_to_action(g.legal_action_names()[0]))\n"
         "print('after', g.legal_action_names()[:8], '...')"
     ),
-    new_markdown_cell("## Run an evaluation\n\nHeuristic against random over rotated seats, with 95% confidence intervals."),
+    new_markdown_cell(
+        "## Run an evaluation\n\n"
+        "Heuristic against random: each deal is played once per rotation of the line-up (duplicate deals, "
+        "so both agents get the same cards), with 95% intervals over deals. The output says how the seats "
+        "were filled, and how much the duplicate deals cut the variance of the margin."
+    ),
     new_code_cell(
         "import os\n"
         "from training.evaluate import tournament\n"
@@ -108,77 +140,382 @@ TOUR = [
 ]
 
 COMPARE = [
-    new_markdown_cell(
-        "# Compare policies\n\n"
-        "Pick a game and a configuration; the notebook loads the random, heuristic and pretrained PPO "
-        "agents, runs a tournament over rotated seats and shows the results with 95% intervals, a bar "
-        "chart, score distributions, the win-rate matrix, and the PPO training curve."
-    ),
-    new_code_cell(
-        "import os\n"
-        "GAME = 'golf_v0'\n"
-        "CONFIG = {'num_players': 2, 'num_rounds': 1}\n"
-        "GAMES = int(os.environ.get('CARD_ENVS_NB_GAMES', 1000))\n"
-        "RUN_DIR = None  # a training run folder (runs/<game>/<run>); None: the pretrained policy's record"
-    ),
-    new_code_cell(
-        "from pathlib import Path\n"
-        "import numpy as np\n"
-        "import matplotlib.pyplot as plt\n"
-        "import agents, card_envs\n"
-        "from training.evaluate import tournament\n\n"
-        "specs, names = ['random', 'heuristic'], ['random', 'heuristic']\n"
-        "try:\n"
-        "    ppo = agents.load('ppo')\n"
-        "    ppo.policy_for(GAME) if hasattr(ppo, 'policy_for') else None\n"
-        "    specs.append('ppo'); names.append('ppo')\n"
-        "except (ValueError, FileNotFoundError, ImportError) as e:\n"
-        "    print('no PPO policy:', e)\n"
-        "print('agents:', names)"
-    ),
+    markdown("""
+        # Compare policies
+
+        Pick a game; the notebook seats the random, heuristic and PPO agents at one table, runs a
+        tournament (every deal played once per rotation of the line-up, 95% intervals over deals) and
+        shows the results, a bar chart, score distributions, the win-rate matrix and the PPO learning
+        curve.
+
+        The PPO policy is either the one shipped for the game (`RUN_DIR = None`) or a training run of
+        yours (`RUN_DIR = 'runs/<game>/<run>'`, from `python -m training.train`). A policy knows only
+        the table it was trained at, and refuses any other (its `start_game` hook names each differing
+        option), so the table is the policy's own: the run's `config.json` `env_config` for a run, or
+        the training table recorded beside the shipped policy (`agents/pretrained/<game>.json`). Set
+        `CONFIG` to play another table: PPO then sits out with the reason printed (or add `,any_table`
+        to `PPO_FLAGS` to seat it anyway, out of its depth).
+    """),
+    code("""
+        import os
+        GAME = 'golf_v0'
+        RUN_DIR = None   # a training run folder (runs/<game>/<run>): its policy at its table; None: the shipped policy
+        CONFIG = None    # the table's options; None: the table the PPO policy was trained at
+        PPO_FLAGS = ''   # e.g. ',sample' (sample from the policy instead of argmax) or ',any_table'
+        GAMES = int(os.environ.get('CARD_ENVS_NB_GAMES', 1000))
+    """),
+    code("""
+        import csv, json
+        from pathlib import Path
+        import numpy as np
+        import matplotlib.pyplot as plt
+        import agents
+        from training.evaluate import tournament
+
+        if RUN_DIR:  # a run of yours: its game, its table, its policy (final.zip) and its curve
+            run = json.loads((Path(RUN_DIR) / 'config.json').read_text())
+            GAME, trained_at, ppo_spec = run['env_name'], run['env_config'], f'ppo:{RUN_DIR}'
+            curve = Path(RUN_DIR) / 'eval.csv'
+            print(f'PPO: the run {RUN_DIR}, trained on {GAME} {trained_at}')
+        else:  # the policy shipped for the game, and the record of how it was trained
+            shipped = Path(agents.__file__).parent / 'pretrained'
+            record = shipped / f'{GAME}.json'
+            info = json.loads(record.read_text()) if record.exists() else None
+            trained_at = info['config']['env_config'] if info else None
+            ppo_spec = 'ppo'
+            curve = shipped / (info['learning_curve'] if info else f'{GAME}.eval.csv')
+            print(f'PPO: the policy shipped for {GAME}, trained on {trained_at} ({record})')
+        if CONFIG is None:
+            CONFIG = dict(trained_at or {})
+            print(f'table: {CONFIG}, the PPO policy\\'s training table (set CONFIG to play another)')
+        else:
+            print(f'table: {CONFIG}')
+    """),
+    code("""
+        specs, names = ['random', 'heuristic'], ['random', 'heuristic']
+        try:
+            ppo = agents.load(ppo_spec + PPO_FLAGS)
+            agents.start_game(ppo, GAME, CONFIG, 'player_0')  # the hook every runner calls: refuses another table
+            specs.append(ppo_spec + PPO_FLAGS); names.append('ppo')
+        except (ValueError, FileNotFoundError, ImportError) as e:
+            print('PPO sits out:', e)
+        print('agents:', names)
+    """),
     new_code_cell(
         "result = tournament(GAME, specs, GAMES, CONFIG, seed=0, workers=2, names=names)\n"
         "print(result.table())"
     ),
-    new_code_cell(
-        "rows = result.summary()\n"
-        "fig, ax = plt.subplots(1, 2, figsize=(10, 3.5))\n"
-        "ax[0].bar([r['name'] for r in rows], [r['mean_reward'] for r in rows], yerr=[r['reward_ci95'] for r in rows], capsize=6)\n"
-        "ax[0].axhline(0, color='grey', lw=0.8); ax[0].set_title('mean reward (95% CI)')\n"
-        "for i, name in enumerate(names):\n"
-        "    ax[1].hist(result.game_means('scores', i), bins=30, alpha=0.5, label=name)\n"
-        "ax[1].set_title('score per game'); ax[1].legend()\n"
-        "plt.tight_layout(); plt.show()"
-    ),
-    new_code_cell(
-        "m = result.win_matrix()\n"
-        "fig, ax = plt.subplots(figsize=(4, 3.5))\n"
-        "im = ax.imshow(m, vmin=0, vmax=1, cmap='RdBu')\n"
-        "ax.set_xticks(range(len(names)), names); ax.set_yticks(range(len(names)), names)\n"
-        "for i in range(len(names)):\n"
-        "    for j in range(len(names)):\n"
-        "        if i != j: ax.text(j, i, f'{m[i, j]:.2f}', ha='center', va='center')\n"
-        "ax.set_title('row finishes ahead of column'); plt.colorbar(im); plt.show()"
-    ),
-    new_code_cell(
-        "import csv\n"
-        "curve = Path(RUN_DIR) / 'eval.csv' if RUN_DIR else Path(agents.__file__).parent / 'pretrained' / f'{GAME}.eval.csv'\n"
-        "if curve.exists():\n"
-        "    data = list(csv.DictReader(open(curve)))\n"
-        "    fig, ax = plt.subplots(figsize=(6, 3.5))\n"
-        "    for opponent in sorted({d['opponent'] for d in data}):\n"
-        "        pts = [d for d in data if d['opponent'] == opponent]\n"
-        "        t = [int(d['timesteps']) for d in pts]; y = np.array([float(d['mean_reward']) for d in pts])\n"
-        "        e = np.array([float(d['reward_ci95']) for d in pts])\n"
-        "        ax.plot(t, y, label=f'vs {opponent}'); ax.fill_between(t, y - e, y + e, alpha=0.2)\n"
-        "    ax.axhline(0, color='grey', lw=0.8); ax.set_xlabel('timesteps'); ax.set_ylabel('mean reward'); ax.legend()\n"
-        "    ax.set_title(f'PPO learning curve ({curve})'); plt.show()\n"
-        "else:\n"
-        "    print('no learning curve at', curve)"
-    ),
+    code("""
+        rows = result.summary()
+        fig, ax = plt.subplots(1, 2, figsize=(10, 3.5))
+        mean = np.array([r['mean_reward'] for r in rows])
+        err = np.array([[r['mean_reward'] - r['reward_low'] for r in rows], [r['reward_high'] - r['mean_reward'] for r in rows]])
+        ax[0].bar([r['name'] for r in rows], mean, yerr=err, capsize=6)
+        ax[0].axhline(0, color='grey', lw=0.8); ax[0].set_title('mean reward (95% interval)')
+        for i, name in enumerate(result.agent_names):
+            ax[1].hist(result.game_means('scores', i), bins=30, alpha=0.5, label=name)
+        ax[1].set_title('score per game'); ax[1].legend()
+        plt.tight_layout(); plt.show()
+    """),
+    code("""
+        m = result.win_matrix()
+        labels = result.agent_names
+        fig, ax = plt.subplots(figsize=(4, 3.5))
+        im = ax.imshow(m, vmin=0, vmax=1, cmap='RdBu')
+        ax.set_xticks(range(len(labels)), labels); ax.set_yticks(range(len(labels)), labels)
+        for i in range(len(labels)):
+            for j in range(len(labels)):
+                if i != j: ax.text(j, i, f'{m[i, j]:.2f}', ha='center', va='center')
+        ax.set_title('row finishes ahead of column'); plt.colorbar(im); plt.show()
+    """),
+    code("""
+        if curve.exists():
+            data = list(csv.DictReader(open(curve)))
+            fig, ax = plt.subplots(figsize=(6, 3.5))
+            for opponent in sorted({d['opponent'] for d in data}):
+                pts = [d for d in data if d['opponent'] == opponent]
+                t = [int(d['timesteps']) for d in pts]; y = np.array([float(d['mean_reward']) for d in pts])
+                if pts[0].get('reward_low'):  # the curve's own (asymmetric) 95% interval
+                    lo, hi = np.array([float(d['reward_low']) for d in pts]), np.array([float(d['reward_high']) for d in pts])
+                else:  # a curve written before intervals were bounded: mean ± half-width
+                    e = np.array([float(d['reward_ci95']) for d in pts]); lo, hi = y - e, y + e
+                ax.plot(t, y, label=f'vs {opponent}'); ax.fill_between(t, lo, hi, alpha=0.2)
+            ax.axhline(0, color='grey', lw=0.8); ax.set_xlabel('timesteps'); ax.set_ylabel('mean reward'); ax.legend()
+            ax.set_title(f'PPO learning curve ({curve.name}): one seat against copies of each opponent'); plt.show()
+        else:
+            print('no learning curve at', curve)
+    """),
 ]
 
-NOTEBOOKS = {"tour.ipynb": TOUR, "compare_policies.ipynb": COMPARE}
+YOUR_AGENT = [
+    markdown("""
+        # Your agent: write one, evaluate it, train PPO on your table, compare
+
+        What a new user does in a first afternoon, with the public API only:
+
+        1. write an agent: a class with `act`, and the optional `start_game` / `end_game` hooks;
+        2. evaluate it against the baselines (`training.evaluate.tournament`: duplicate deals, 95%
+           intervals, the seating said in the output);
+        3. train PPO briefly on a table of your choice (`training.train.train`, what
+           `python -m training.train` runs);
+        4. compare the trained policy, your agent and the baselines in one tournament.
+
+        The table here is three-player Golf, one round per game. That is not the table the shipped
+        Golf policy was trained at (two players), so the shipped policy refuses it, and PPO has to be
+        trained for it.
+
+        Budgets come from environment variables, so that CI runs the notebook in well under a
+        minute: `CARD_ENVS_NB_GAMES` (games per tournament, default 600) and `CARD_ENVS_NB_TIMESTEPS`
+        (PPO's training budget, default 200,000 learner decisions: about five minutes on two cores).
+        **The outputs saved in this notebook trained PPO at CI's budget, 4,096 decisions (one
+        rollout)**: that policy has barely moved from its random start, so it plays no better than
+        random in the comparison. Run the notebook with the default budget for a policy that has
+        learned something.
+    """),
+    code("""
+        import os
+        GAME = 'golf_v0'
+        CONFIG = {'num_players': 3, 'num_rounds': 1}   # your table: any options of card_envs.golf_v0.env(**CONFIG)
+        GAMES = int(os.environ.get('CARD_ENVS_NB_GAMES', 600))
+        TIMESTEPS = int(os.environ.get('CARD_ENVS_NB_TIMESTEPS', 200_000))
+        RUNS = os.environ.get('CARD_ENVS_NB_RUNS', 'runs')   # where training writes its run folder
+        print(f'{GAME} {CONFIG}: {GAMES} games per tournament, PPO trained for {TIMESTEPS:,} decisions into {RUNS}/')
+    """),
+    markdown("""
+        ## 1. Write an agent
+
+        An agent is any object with `act(observation, agent, env_name) -> int`, returning a legal
+        action (a 1 in `observation["action_mask"]`). Two optional hooks, which every runner of the
+        project calls (tournaments, training opponents, `agents.play`), tell it the table and the
+        result:
+
+        - `start_game(env_name, config, agent)`: before each game, once per seat the agent holds,
+          with the table's options exactly as passed to `env(**config)`. Here the agent uses them to
+          build a decoder for that table: `raw_env(**config).decode(vector)` turns an observation
+          into the game's `PlayerView`, with named fields.
+        - `end_game(observation, reward, info)`: after the game, once per seat held, with the seat's
+          total reward and its final info (`score`, `rank`). Here the agent keeps a log.
+
+        The idea: Golf scores each column of the two-by-three layout (a pair of equal ranks scores
+        0). Put the card in hand where it lowers the layout's expected score the most, counting a
+        face-down card at the deck's average value; take the discard pile's top card only when it
+        would save at least 3 points; discard a drawn card that helps nowhere.
+    """),
+    code("""
+        import numpy as np
+        import card_envs
+
+        VALUE = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 10, 10)   # Golf's points of ranks A 2 .. 10 J Q K (views hold ranks 0..12)
+        UNSEEN = sum(VALUE) / len(VALUE)                     # a face-down card's expected value, about 5.8
+        PARTNER = (3, 4, 5, 0, 1, 2)                         # slots i and i+3 form a column
+        # actions (help(card_envs.golf_v0)): 0-5 flip / replace slot i, then these
+        DRAW_STOCK, TAKE_DISCARD, DISCARD_DRAWN, NO_FLIP = 6, 7, 8, 9
+
+
+        class GreedyGolfer:
+            \"\"\"Golf by expected column score: place each card where it saves the most points.\"\"\"
+
+            name = 'greedy'
+            take_discard_gain = 3.0
+
+            def __init__(self):
+                self.decoders = {}   # one raw env per table, used only to decode observations
+                self.log = []        # one entry per seat and game, from end_game
+
+            # ----------------------------------------------------------------------------- hooks
+            def start_game(self, env_name, config, agent):
+                key = (env_name, repr(sorted(config.items())))
+                if key not in self.decoders:
+                    self.decoders[key] = card_envs.ENVIRONMENTS[env_name].raw_env(**config)
+                self.decoder = self.decoders[key]
+
+            def end_game(self, observation, reward, info):
+                self.log.append({'reward': reward, 'score': info['score'], 'rank': info['rank']})
+
+            # ------------------------------------------------------------------------ the choice
+            @staticmethod
+            def column(a, b):
+                \"\"\"Expected points of a column holding ranks a and b (None: face down).\"\"\"
+                if a is not None and a == b:
+                    return 0.0
+                return (UNSEEN if a is None else VALUE[a]) + (UNSEEN if b is None else VALUE[b])
+
+            def best_slot(self, grid, rank, slots):
+                \"\"\"(slot, points saved) of the best place among ``slots`` for a card of ``rank``.\"\"\"
+                saved = [self.column(grid[i], grid[PARTNER[i]]) - self.column(rank, grid[PARTNER[i]]) for i in slots]
+                k = int(np.argmax(saved))
+                return slots[k], saved[k]
+
+            def act(self, observation, agent, env_name):
+                legal = observation['action_mask']
+                view = self.decoder.decode(observation['observation'])
+                mine = view.grids[0]   # relative seats: 0 is this player
+                if view.phase in ('flip', 'flip_step'):   # the opening flips (or an optional flip: skip it)
+                    return NO_FLIP if legal[NO_FLIP] else int(np.flatnonzero(legal[:6])[0])
+                if view.phase == 'draw':
+                    open_slots = [i for i in range(6) if not view.closed[0][i % 3]]
+                    if legal[TAKE_DISCARD] and open_slots:
+                        _, saved = self.best_slot(mine, view.discard_top, open_slots)
+                        if saved >= self.take_discard_gain:
+                            return TAKE_DISCARD
+                    return DRAW_STOCK
+                slot, saved = self.best_slot(mine, view.pending, list(np.flatnonzero(legal[:6])))
+                if saved <= 0 and legal[DISCARD_DRAWN]:
+                    return DISCARD_DRAWN
+                return int(slot)
+
+
+        greedy = GreedyGolfer()
+    """),
+    markdown("""
+        Watch it decide, in a loop of your own. A loop that is not one of the project's runners calls
+        the hooks itself, through `agents.start_game` / `agents.end_game` (they skip an agent that
+        lacks them). `print(view)` shows a decoded view by name.
+    """),
+    code("""
+        import agents
+
+        players = {'player_0': greedy, 'player_1': agents.load('random', seed=1), 'player_2': agents.load('random', seed=2)}
+        env = card_envs.golf_v0.env(**CONFIG)
+        env.reset(seed=7)
+        for seat, player in players.items():
+            agents.start_game(player, GAME, CONFIG, seat)
+        total, final = dict.fromkeys(env.possible_agents, 0.0), {}
+        for seat in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            total[seat] += reward
+            if terminated or truncated:
+                final[seat] = (obs, info)
+                env.step(None)
+                continue
+            action = players[seat].act(obs, seat, GAME)
+            view = env.unwrapped.decode(obs['observation'])
+            if seat == 'player_0' and view.phase == 'place' and view.turns < 12:
+                if view.turns < 3:
+                    print(view, '\\n')  # its first decision in full
+                mine = view.readable()['grids'][0]
+                print(f'turn {view.turns:>2}: greedy holds {view.readable()["pending"]:>2} ({view.pending_source}), '
+                      f'its layout {mine}: {env.unwrapped.action_to_string(action)}')
+            env.step(action)
+        for seat, player in players.items():
+            agents.end_game(player, final[seat][0], total[seat], final[seat][1])
+        print({seat: info for seat, (obs, info) in final.items()})
+        print('greedy heard its result:', greedy.log[-1])
+    """),
+    markdown("""
+        ## 2. Evaluate it against the baselines
+
+        `tournament(game, agents, games, config)` seats the agents in the order listed (the
+        line-up), and plays every deal once per rotation of the line-up with the same cards
+        (duplicate deals), so each agent plays every seat on every deal and the luck of the cards
+        cancels. Intervals are 95% over deals, printed `[low, high]`; "sole 1st" and "shared 1st"
+        are first places alone and tied. The agent is passed as an object, so the games run in this
+        process and its `end_game` log fills here (to spread a tournament over processes, or to use
+        it from the command line, put the class in a file and name it by spec:
+        `py:my_agents.py:GreedyGolfer`).
+    """),
+    code("""
+        from training.evaluate import tournament
+
+        greedy.log.clear()
+        result = tournament(GAME, [greedy, 'heuristic', 'random'], GAMES, CONFIG, seed=0)
+        print(result.table())
+        ranks = [entry['rank'] for entry in greedy.log]
+        print(f'\\ngreedy\\'s own log: {len(greedy.log)} games, mean rank {np.mean(ranks):.2f}')
+    """),
+    markdown("""
+        The line-up above puts one of each agent at the table. The **field** seating asks the
+        question training asks: one agent in one seat against copies of another in all the others
+        (here greedy against two heuristics), its seat rotated.
+    """),
+    code("""
+        field = tournament(GAME, [greedy, 'heuristic'], GAMES, CONFIG, seed=0, field=True)
+        print(field.table())
+    """),
+    markdown("""
+        ## 3. Train PPO on your table
+
+        The shipped Golf policy was trained at another table, and says so instead of playing:
+    """),
+    code("""
+        try:
+            agents.start_game(agents.load('ppo'), GAME, CONFIG, 'player_0')
+        except ValueError as e:
+            print('refused:', e)
+    """),
+    markdown("""
+        So train one. `training.train.train` is what `python -m training.train golf --config
+        num_players=3 num_rounds=1 --timesteps N` runs: the learner plays one seat (rotating each
+        game) against opponents drawn from random, heuristic and frozen copies of itself, and the run
+        folder gets the configuration, checkpoints, the evaluation curve (`eval.csv`: the learner
+        against copies of random and of the heuristic, evaluated as in the field seating above) and
+        the final policy (`final.zip`). The table's options go in `config`; a section such as `eval`
+        merges key by key with the defaults of `training/configs/`.
+    """),
+    code("""
+        from training.train import train
+
+        run_dir = train(GAME, timesteps=TIMESTEPS, config={**CONFIG, 'eval': {'every': max(TIMESTEPS // 4, 4096), 'games': min(GAMES, 200)}},
+                        out=RUNS, progress=False, final_eval=False)
+        print(sorted(p.name for p in run_dir.iterdir()))
+    """),
+    code("""
+        import csv
+        import matplotlib.pyplot as plt
+
+        curve = list(csv.DictReader(open(run_dir / 'eval.csv')))
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        for opponent in ('random', 'heuristic'):
+            pts = [d for d in curve if d['opponent'] == opponent]
+            t = [int(d['timesteps']) for d in pts]
+            ax.plot(t, [float(d['mean_reward']) for d in pts], marker='o', label=f'vs {opponent}')
+            ax.fill_between(t, [float(d['reward_low']) for d in pts], [float(d['reward_high']) for d in pts], alpha=0.2)
+        ax.axhline(0, color='grey', lw=0.8); ax.set_xlabel('timesteps'); ax.set_ylabel('mean reward (95% interval)')
+        ax.set_title('PPO against copies of each opponent, during training'); ax.legend(); plt.show()
+    """),
+    markdown("""
+        ## 4. Compare everything in one tournament
+
+        `agents.load(f"ppo:{run_dir}")` loads the run's final policy; it checks the table against
+        the options it was trained with (the same here, so it plays). With four agents for three
+        seats, every three of them form a line-up, each rotated, every deal played by all of them.
+    """),
+    code("""
+        trained = f'ppo:{run_dir}'
+        agents.start_game(agents.load(trained), GAME, CONFIG, 'player_0')   # accepted: its own table
+        final = tournament(GAME, [greedy, trained, 'heuristic', 'random'], GAMES, CONFIG, seed=1,
+                           names=['greedy', 'ppo (this run)', 'heuristic', 'random'])
+        print(final.table())
+    """),
+    markdown("""
+        `final.write('results/')` saves `summary.json` (every statistic above, the win matrix, the
+        pairwise margins, the deal seeds, the policy files the agents resolved to and the versions)
+        and `games.csv`. The policy record, for instance:
+    """),
+    code("""
+        import json
+
+        record = final.to_json()
+        print(json.dumps(record['policies']['ppo (this run)'], indent=1))
+        print('win matrix (row ahead of column):', final.agent_names)
+        print(np.round(final.win_matrix(), 2))
+    """),
+    markdown("""
+        ## From the command line
+
+        The same steps, with the agent class saved in `my_agents.py`:
+
+            python -m training.train golf --players 3 --config num_rounds=1 --timesteps 200000
+            python -m training.evaluate golf py:my_agents.py:GreedyGolfer ppo:runs/golf_v0/<run> heuristic random \\
+                --players 3 --config num_rounds=1 --games 2000 --out results/
+
+        Ideas to take further: count the cards seen (the view's `discard_counts`) to value a
+        face-down card better than the deck's average; train longer, or against a pool weighted
+        towards the heuristic (`opponent_weights`); try another table (`flip_after_discard='may'`).
+    """),
+]
+
+NOTEBOOKS = {"tour.ipynb": TOUR, "compare_policies.ipynb": COMPARE, "your_agent.ipynb": YOUR_AGENT}
 
 
 def build(execute: bool = False, names=None, timeout: int = 1200) -> list[Path]:
