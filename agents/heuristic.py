@@ -17,10 +17,21 @@ same thing.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import json
 from typing import Any
 
 import numpy as np
+
+
+@functools.lru_cache(maxsize=64)
+def _decoding_env(env_name: str, config_json: str):
+    """A raw environment of one table, used only for its (stateless) ``decode``: shared by every
+    heuristic agent of the process, since building one costs milliseconds (gymnasium's spaces)."""
+    import card_envs
+
+    return card_envs.ENVIRONMENTS[env_name].raw_env(**json.loads(config_json))
 
 
 class HeuristicAgent:
@@ -55,10 +66,9 @@ class HeuristicAgent:
 
             if env_name not in card_envs.ENVIRONMENTS:
                 raise ValueError(f"no heuristic for unknown game {env_name!r}")
-            module = card_envs.ENVIRONMENTS[env_name]
             if env_name in self._configs:  # told the table's options: exactly those
                 base = self._configs[env_name]
-                e = module.raw_env(**base)
+                e = _decoding_env(env_name, json.dumps(base, sort_keys=True, default=str))
                 if e.observation_layout.size != size:
                     raise ValueError(
                         f"a {env_name} observation of size {size} does not fit the table options "
@@ -71,7 +81,7 @@ class HeuristicAgent:
             candidates = [base] + [dict(base, num_players=n) for n in range(1, 13) if n != base.get("num_players")]
             for cfg in candidates:
                 try:
-                    e = module.raw_env(**cfg)
+                    e = _decoding_env(env_name, json.dumps(cfg, sort_keys=True, default=str))
                 except ValueError:
                     continue
                 if e.observation_layout.size == size:
