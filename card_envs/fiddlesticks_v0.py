@@ -9,5 +9,9 @@ from card_envs.fiddlesticks.env import (  # noqa: F401
     raw_env,
 )
 
-__all__ = ["env", "raw_env"]
+from card_envs._vector_api import vector_constructor
+
+vector_env = vector_constructor("fiddlesticks")
+
+__all__ = ["env", "raw_env", "vector_env"]
 __doc__ = raw_env.__doc__

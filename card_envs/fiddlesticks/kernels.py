@@ -1,0 +1,758 @@
+"""Fiddlesticks' batched twin: ``rules.py`` and ``view.py`` as compiled kernels over many games.
+
+The state of N games is a handful of fixed-shape arrays, one row per game (struct of arrays;
+P = players, K = 4·num_decks the most copies of a rank, C = cards in the deck). Card ints
+(0..51) fit a byte and rank counts (at most K) do too while K < 128 (int16 beyond): small types
+mean fewer cache lines per game, which this memory-bound engine measurably likes.
+
+    hand    (N, P, 13, K) int8    every hand as one stack of card ints per rank (``hand[p][r]``),
+                                  ``hcnt`` (N, P, 13) the stack heights (``hand_counts``)
+    up      (N, P, 3)     int8    the face-up cards in order, ``pl[.., ULEN]`` of them
+    down    (N, P, 3)     int8    the face-down slots, -1 once turned
+    picked  (N, P, 3)     int8    the SWAP picks so far (``pl[.., SWAPS]`` of them, SWAP phase only)
+    dealt   (N, P, 2, 13) int8    the dealt rank counts: [face up, hand] (``dealt_up``, ``dealt_hand``)
+    known   (N, P, 13)    count   the publicly known hand cards by rank; ``absent`` (int8) the flags
+    stock   (N, C)        int8    the stock, index 0 at the bottom, ``row[STOCK_LEN]`` cards
+    pile    (N, C)        int8    the pile, index 0 at the bottom; ``pcnt`` (N, 13) its rank counts
+    cleared (N, C)        int8    the cards cleared from play in order; ``ccnt`` (N, 13) the counts
+    pl      (N, P, 4)     int16   per seat: [hand size, face-up count, SWAP picks, place (0: not out)]
+    row     (N, F)        int32   per game scalars, named by the field constants below
+    rng     (N,)          uint64  each game's own generator (``card_envs.vector``)
+
+Each kernel reads like the method of ``FiddlesticksRules`` it mirrors (``new_game``,
+``legal_mask``, ``apply`` with ``_pick``, ``_play``, ``_blind``, ``_put_on_pile``, ``_take_pile``,
+``_refill``, ``_end_action``; ``scores``/``ranks`` in ``results``) and ``view.view`` +
+``Codec.encode``; the encode kernel writes at the offsets of the same
+:class:`~card_envs.encoding.Layout` the view declares, so the two cannot drift apart. The rules
+draw randomness only when a game is dealt (the dealer and the shuffle), and so do these kernels.
+``tests/vector/`` checks them step by step against the rules engine, byte for byte.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from card_envs.fiddlesticks import view as fs_view
+from card_envs.fiddlesticks.rules import (
+    EMPTY,
+    GAME_RANK,
+    HAND_TARGET,
+    NUM_RANKS,
+    NUM_SLOTS,
+    OVER,
+    PLAY,
+    PLAYABLE,
+    SWAP,
+    TEN,
+    FiddlesticksRules,
+    FiddlesticksState,
+)
+from card_envs.vector import GameKernels, randbelow, shuffle, threaded
+
+# fields of ``row``
+(PHASE, CUR, DEALER, FIRST, TURNS, TERMINATED, TRUNCATED, STOCK_LEN, PILE_LEN, CLEARED_LEN,
+ RUN_RANK, RUN_LEN, NUM_OUT) = range(13)
+NUM_FIELDS = 13
+# fields of ``pl``
+HSIZE, ULEN, SWAPS, PLACE = range(4)
+# ``dealt`` rows
+D_UP, D_HAND = 0, 1
+# the configuration, as one int array
+C_PLAYERS, C_K, C_FOUR, C_VOLUNTARY, C_RANK_ALL, C_DEALER, C_MAX_TURNS, C_TOTAL = range(8)
+
+# offsets into the observation, from the view's Layout (``offs`` array indices)
+_SEGMENTS = ("phase", "to_act", "hand", "picked", "face_up", "face_down", "hand_size", "known", "absent",
+             "swap_picks", "out", "pile_top", "pile_run", "pile_counts", "cleared", "stock_size", "turns")
+(O_PHASE, O_TO_ACT, O_HAND, O_PICKED, O_FACE_UP, O_FACE_DOWN, O_HAND_SIZE, O_KNOWN, O_ABSENT,
+ O_SWAP_PICKS, O_OUT, O_PILE_TOP, O_PILE_RUN, O_PILE_COUNTS, O_CLEARED, O_STOCK_SIZE, O_TURNS) = range(17)
+
+# rows of ``Kernels.tabs``: float32 quotients v / scale, indexed by the integer v
+T_K, T_3, T_TOTAL, T_N = range(4)
+
+_RANK = np.array(GAME_RANK, dtype=np.int64)
+#: ``_PLAYABLE[top, r]``: may rank r go on a pile whose top rank is ``top`` (EMPTY = 13)?
+_PLAYABLE = np.array(PLAYABLE, dtype=np.int8)
+
+#: configurations beyond the conformance ones that the differential test (``tests/vector/``)
+#: also plays, each reaching a branch of these kernels worth pinning
+VECTOR_CONFIGS = [
+    {"num_players": 11},  # the most players two decks allow: a 5-card stock, face-up cards taken in early
+    {"num_players": 5, "num_decks": 1, "end_mode": "rank_all", "dealer": 4, "max_turns": 600},  # blind plays, outs
+    {"num_players": 3, "num_decks": 4, "dealer": 1},  # K = 16: 225 actions
+    {"num_players": 2, "num_decks": 1, "four_in_a_row_clears": False, "max_turns": 200},
+    {"num_players": 4, "voluntary_pickup": True, "dealer": 3, "max_turns": 60},  # first_out with voluntary pick-ups
+    {"num_players": 3, "max_turns": 25},  # truncation, all rewards 0
+]
+
+
+# ------------------------------------------------------------------------------ the rules
+@njit(cache=True, inline="always")
+def _push(hand, hcnt, g, p, c):
+    """Card c into p's hand (on top of its rank's stack)."""
+    r = _RANK[c]
+    k = hcnt[g, p, r]
+    hand[g, p, r, k] = c
+    hcnt[g, p, r] = k + 1
+
+
+@njit(cache=True)
+def _deal(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng, cfg,
+          deck, g, order, stacked):
+    """``FiddlesticksRules.new_game``: the dealer, then one card at a time clockwise from the
+    dealer's left into face-down slots 0..2, face-up 0..2 and the hand; the rest is the stock
+    (``order``: top card first)."""
+    n = cfg[C_PLAYERS]
+    size = deck.shape[0]
+    row[g, DEALER] = randbelow(rng, g, n) if cfg[C_DEALER] < 0 else cfg[C_DEALER]
+    if not stacked:
+        for i in range(size):
+            order[i] = deck[i]
+        shuffle(rng, g, order, size)
+    first = (row[g, DEALER] + 1) % n
+    row[g, FIRST] = first
+    for p in range(n):
+        for r in range(NUM_RANKS):
+            hcnt[g, p, r] = 0
+            known[g, p, r] = 0
+            absent[g, p, r] = 0
+            dealt[g, p, D_UP, r] = 0
+            dealt[g, p, D_HAND, r] = 0
+        pl[g, p, HSIZE] = NUM_SLOTS
+        pl[g, p, ULEN] = NUM_SLOTS
+        pl[g, p, SWAPS] = 0
+        pl[g, p, PLACE] = 0
+    i = 0
+    for rnd in range(3 * NUM_SLOTS):
+        for k in range(n):
+            p = (first + k) % n
+            c = order[i]
+            i += 1
+            if rnd < NUM_SLOTS:
+                down[g, p, rnd] = c
+            elif rnd < 2 * NUM_SLOTS:
+                up[g, p, rnd - NUM_SLOTS] = c
+                dealt[g, p, D_UP, _RANK[c]] += 1
+            else:
+                _push(hand, hcnt, g, p, c)
+                dealt[g, p, D_HAND, _RANK[c]] += 1
+    rest = size - i
+    for j in range(rest):  # the list's end is the stock's top
+        stock[g, j] = order[size - 1 - j]
+    row[g, STOCK_LEN] = rest
+    for r in range(NUM_RANKS):
+        pcnt[g, r] = 0
+        ccnt[g, r] = 0
+    row[g, PILE_LEN] = 0
+    row[g, CLEARED_LEN] = 0
+    row[g, RUN_RANK] = EMPTY
+    row[g, RUN_LEN] = 0
+    row[g, NUM_OUT] = 0
+    row[g, TURNS] = 0
+    row[g, TERMINATED] = 0
+    row[g, TRUNCATED] = 0
+    row[g, PHASE] = SWAP
+    row[g, CUR] = first
+
+
+@njit(cache=True, inline="always")
+def _new_games_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng,
+                   cfg, deck, rows, decks, stacked, orders, k):
+    g = rows[k]
+    order = orders[g]
+    if stacked:
+        for i in range(deck.shape[0]):
+            order[i] = decks[k, i]
+    _deal(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng, cfg,
+          deck, g, order, stacked)
+
+
+@njit(cache=True)
+def new_games_serial(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng,
+                     cfg, deck, rows, decks, stacked, orders):
+    for k in range(rows.shape[0]):
+        _new_games_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row,
+                       rng, cfg, deck, rows, decks, stacked, orders, k)
+
+
+@njit(cache=True, parallel=True)
+def new_games_parallel(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row,
+                       rng, cfg, deck, rows, decks, stacked, orders):
+    for k in prange(rows.shape[0]):
+        _new_games_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row,
+                       rng, cfg, deck, rows, decks, stacked, orders, k)
+
+
+@njit(cache=True, inline="always")
+def _pick(hand, hcnt, up, picked, dealt, known, pl, row, cfg, g, p, r):
+    """``_pick``: one card of rank r from p's pool (its first face-up one, else the top of its
+    hand's rank-r stack) will lie face up; after the last pick of the last player, the reveal."""
+    n = cfg[C_PLAYERS]
+    ulen = pl[g, p, ULEN]
+    found = -1
+    for i in range(ulen):
+        if _RANK[up[g, p, i]] == r:
+            found = i
+            break
+    if found >= 0:
+        c = up[g, p, found]
+        for i in range(found, ulen - 1):
+            up[g, p, i] = up[g, p, i + 1]
+        pl[g, p, ULEN] = ulen - 1
+    else:
+        k = hcnt[g, p, r] - 1
+        c = hand[g, p, r, k]
+        hcnt[g, p, r] = k
+        pl[g, p, HSIZE] -= 1
+    sp = pl[g, p, SWAPS]
+    picked[g, p, sp] = c
+    pl[g, p, SWAPS] = sp + 1
+    if sp + 1 < NUM_SLOTS:
+        return
+    nxt = (p + 1) % n
+    if nxt != row[g, FIRST]:
+        row[g, CUR] = nxt
+        return
+    # Everyone has committed: reveal the new face-up sets and start play.
+    for q in range(n):
+        for i in range(pl[g, q, ULEN]):  # dealt face-up cards not picked go into the hand, publicly
+            _push(hand, hcnt, g, q, up[g, q, i])
+        for r2 in range(NUM_RANKS):
+            known[g, q, r2] = dealt[g, q, D_UP, r2]
+        for i in range(NUM_SLOTS):
+            c = picked[g, q, i]
+            up[g, q, i] = c
+            known[g, q, _RANK[c]] -= 1
+        for r2 in range(NUM_RANKS):
+            if known[g, q, r2] < 0:
+                known[g, q, r2] = 0
+        pl[g, q, ULEN] = NUM_SLOTS
+        pl[g, q, HSIZE] = NUM_SLOTS
+    row[g, PHASE] = PLAY
+    row[g, CUR] = row[g, FIRST]
+
+
+@njit(cache=True, inline="always")
+def _put_on_pile(pile, pcnt, cleared, ccnt, row, cfg, g, r, k):
+    """``_put_on_pile`` for the k cards of rank r just laid on ``pile``: clear it (True) after
+    10s or a run of 4+ equal ranks on top."""
+    pcnt[g, r] += k
+    if row[g, RUN_RANK] == r:
+        row[g, RUN_LEN] += k
+    else:
+        row[g, RUN_RANK] = r
+        row[g, RUN_LEN] = k
+    if r == TEN or (cfg[C_FOUR] != 0 and row[g, RUN_LEN] >= 4):
+        m = row[g, PILE_LEN]
+        base = row[g, CLEARED_LEN]
+        for i in range(m):
+            cleared[g, base + i] = pile[g, i]
+        row[g, CLEARED_LEN] = base + m
+        for i in range(NUM_RANKS):
+            ccnt[g, i] += pcnt[g, i]
+            pcnt[g, i] = 0
+        row[g, PILE_LEN] = 0
+        row[g, RUN_RANK] = EMPTY
+        row[g, RUN_LEN] = 0
+        return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _take_pile(hand, hcnt, known, pile, pcnt, pl, row, g, p):
+    """``_take_pile``: the whole pile goes into p's hand (its identities are public)."""
+    m = row[g, PILE_LEN]
+    for i in range(m):
+        _push(hand, hcnt, g, p, pile[g, i])
+    for i in range(NUM_RANKS):
+        x = pcnt[g, i]
+        if x:
+            known[g, p, i] += x
+            pcnt[g, i] = 0
+    pl[g, p, HSIZE] += m
+    row[g, PILE_LEN] = 0
+    row[g, RUN_RANK] = EMPTY
+    row[g, RUN_LEN] = 0
+
+
+@njit(cache=True, inline="always")
+def _refill(hand, hcnt, up, known, absent, stock, pl, row, g, p):
+    """``_refill``: draw back up to 3; with the stock gone, a hand below 3 takes in all face-up cards."""
+    if pl[g, p, HSIZE] >= HAND_TARGET:
+        return
+    sl = row[g, STOCK_LEN]
+    if sl:
+        for r in range(NUM_RANKS):  # cards nobody else sees come in: forced pick-ups' news is void
+            absent[g, p, r] = 0
+    while pl[g, p, HSIZE] < HAND_TARGET and sl:
+        sl -= 1
+        _push(hand, hcnt, g, p, stock[g, sl])
+        pl[g, p, HSIZE] += 1
+    row[g, STOCK_LEN] = sl
+    ulen = pl[g, p, ULEN]
+    if pl[g, p, HSIZE] < HAND_TARGET and sl == 0 and ulen:
+        for i in range(ulen):
+            c = up[g, p, i]
+            _push(hand, hcnt, g, p, c)
+            known[g, p, _RANK[c]] += 1
+        pl[g, p, HSIZE] += ulen
+        pl[g, p, ULEN] = 0
+
+
+@njit(cache=True, inline="always")
+def _end_action(down, pl, row, cfg, g, p, clear):
+    """``_end_action``: out check, game end, truncation, and whose turn it is."""
+    n = cfg[C_PLAYERS]
+    row[g, TURNS] += 1
+    if pl[g, p, HSIZE] == 0 and pl[g, p, ULEN] == 0 and down[g, p, 0] < 0 and down[g, p, 1] < 0 and down[g, p, 2] < 0:
+        out = row[g, NUM_OUT] + 1
+        row[g, NUM_OUT] = out
+        pl[g, p, PLACE] = out
+        if cfg[C_RANK_ALL] == 0 or out == n - 1:
+            row[g, TERMINATED] = 1
+            row[g, PHASE] = OVER
+            row[g, CUR] = -1
+            return
+    if row[g, TURNS] >= cfg[C_MAX_TURNS]:
+        row[g, TRUNCATED] = 1
+        row[g, PHASE] = OVER
+        row[g, CUR] = -1
+        return
+    if clear and pl[g, p, PLACE] == 0:
+        return  # the same player goes again, on the empty pile
+    q = (p + 1) % n
+    while pl[g, q, PLACE]:
+        q = (q + 1) % n
+    row[g, CUR] = q
+
+
+@njit(cache=True, inline="always")
+def _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
+              actions, rewards, term, trunc, g):
+    """``FiddlesticksRules.apply`` in every game: one legal action each (checked by the caller).
+    The rules pay no per-step rewards (rank rewards only, added by the VectorEnv at the end)."""
+    n = cfg[C_PLAYERS]
+    K = cfg[C_K]
+    for q in range(n):
+        rewards[g, q] = 0.0
+    a = actions[g]
+    p = row[g, CUR]
+    pick_base = NUM_RANKS * K
+    blind_base = pick_base + NUM_RANKS
+    pickup = blind_base + NUM_SLOTS
+    if row[g, PHASE] == SWAP:
+        _pick(hand, hcnt, up, picked, dealt, known, pl, row, cfg, g, p, a - pick_base)
+    elif a < pick_base:  # PLAY(r, k): the top k cards of the rank-r stack, in stack order
+        r = a // K
+        k = a % K + 1
+        h = hcnt[g, p, r] - k
+        m = row[g, PILE_LEN]
+        for i in range(k):
+            pile[g, m + i] = hand[g, p, r, h + i]
+        row[g, PILE_LEN] = m + k
+        hcnt[g, p, r] = h
+        pl[g, p, HSIZE] -= k
+        kn = known[g, p, r]
+        if kn:
+            known[g, p, r] = kn - k if kn > k else 0  # the played copies may have been the known ones
+        clear = _put_on_pile(pile, pcnt, cleared, ccnt, row, cfg, g, r, k)
+        _refill(hand, hcnt, up, known, absent, stock, pl, row, g, p)
+        _end_action(down, pl, row, cfg, g, p, clear)
+    elif a == pickup:
+        if cfg[C_VOLUNTARY] == 0:
+            # forced: the table learns p holds no card of a rank that fits, beyond its known ones
+            top = row[g, RUN_RANK]
+            for r in range(NUM_RANKS):
+                if _PLAYABLE[top, r]:
+                    absent[g, p, r] = 1
+        _take_pile(hand, hcnt, known, pile, pcnt, pl, row, g, p)
+        _end_action(down, pl, row, cfg, g, p, False)
+    else:  # BLIND(j)
+        j = a - blind_base
+        c = down[g, p, j]
+        down[g, p, j] = -1
+        r = _RANK[c]
+        if _PLAYABLE[row[g, RUN_RANK], r]:
+            m = row[g, PILE_LEN]
+            pile[g, m] = c
+            row[g, PILE_LEN] = m + 1
+            clear = _put_on_pile(pile, pcnt, cleared, ccnt, row, cfg, g, r, 1)
+            _end_action(down, pl, row, cfg, g, p, clear)  # nothing to refill after a blind play
+        else:
+            _push(hand, hcnt, g, p, c)
+            pl[g, p, HSIZE] += 1
+            known[g, p, r] += 1
+            _take_pile(hand, hcnt, known, pile, pcnt, pl, row, g, p)
+            _end_action(down, pl, row, cfg, g, p, False)
+    term[g] = row[g, TERMINATED] != 0
+    trunc[g] = row[g, TRUNCATED] != 0
+
+
+@njit(cache=True)
+def step_serial(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
+                actions, rewards, term, trunc):
+    for g in range(actions.shape[0]):
+        _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
+                  actions, rewards, term, trunc, g)
+
+
+@njit(cache=True, parallel=True)
+def step_parallel(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
+                  actions, rewards, term, trunc):
+    for g in prange(actions.shape[0]):
+        _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
+                  actions, rewards, term, trunc, g)
+
+
+@njit(cache=True, inline="always")
+def _legal_row(hcnt, up, down, pl, row, cfg, mask, g):
+    """``legal_mask``: the actor's own hand (or SWAP pool), the public pile and which face-down
+    slots still hold a card, never a face-down card's identity. All zeros once a game is over."""
+    for a in range(mask.shape[1]):
+        mask[g, a] = 0
+    p = row[g, CUR]
+    phase = row[g, PHASE]
+    K = cfg[C_K]
+    if phase == PLAY:
+        if pl[g, p, HSIZE]:
+            top = row[g, RUN_RANK]
+            any_play = False
+            for r in range(NUM_RANKS):
+                c = hcnt[g, p, r]
+                if c and _PLAYABLE[top, r]:
+                    base = r * K
+                    for i in range(c):
+                        mask[g, base + i] = 1
+                    any_play = True
+            if not any_play or (cfg[C_VOLUNTARY] != 0 and row[g, PILE_LEN] > 0):
+                mask[g, NUM_RANKS * K + NUM_RANKS + NUM_SLOTS] = 1
+        else:
+            blind_base = NUM_RANKS * K + NUM_RANKS
+            for j in range(NUM_SLOTS):
+                if down[g, p, j] >= 0:
+                    mask[g, blind_base + j] = 1
+    elif phase == SWAP:
+        pick_base = NUM_RANKS * K
+        for r in range(NUM_RANKS):
+            if hcnt[g, p, r]:
+                mask[g, pick_base + r] = 1
+        for i in range(pl[g, p, ULEN]):
+            mask[g, pick_base + _RANK[up[g, p, i]]] = 1
+
+
+@njit(cache=True)
+def legal_serial(hcnt, up, down, pl, row, cfg, mask):
+    for g in range(mask.shape[0]):
+        _legal_row(hcnt, up, down, pl, row, cfg, mask, g)
+
+
+@njit(cache=True, parallel=True)
+def legal_parallel(hcnt, up, down, pl, row, cfg, mask):
+    for g in prange(mask.shape[0]):
+        _legal_row(hcnt, up, down, pl, row, cfg, mask, g)
+
+
+@njit(cache=True, inline="always")
+def _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out, w):
+    """``view.view`` then ``Codec.encode``: the observation of game g from seat ``seats[g]``, for
+    the games g in ``rows``. Every entry is its integer divided by its scale in float32, as the
+    codec divides (``tabs`` holds those quotients), written without branching on the values.
+    (Plain indexing throughout: an array view in this loop costs reference counting.)"""
+    n = cfg[C_PLAYERS]
+    third = tabs[T_3, 1]
+    g = rows[w]
+    me = seats[g]
+    for i in range(out.shape[1]):
+        out[g, i] = 0.0
+    phase = row[g, PHASE]
+    out[g, offs[O_PHASE] + phase] = 1.0
+    cur = row[g, CUR]
+    if cur >= 0:
+        rel = cur - me
+        out[g, offs[O_TO_ACT] + (rel + n if rel < 0 else rel)] = 1.0
+    o_hand = offs[O_HAND]
+    for r in range(NUM_RANKS):
+        out[g, o_hand + r] = tabs[T_K, hcnt[g, me, r]]
+    o_up = offs[O_FACE_UP]
+    o_down = offs[O_FACE_DOWN]
+    o_size = offs[O_HAND_SIZE]
+    o_known = offs[O_KNOWN]
+    o_absent = offs[O_ABSENT]
+    o_swaps = offs[O_SWAP_PICKS]
+    o_out = offs[O_OUT]
+    p = me
+    for k in range(n):
+        base = o_up + k * NUM_RANKS
+        for i in range(pl[g, p, ULEN]):  # thirds add up exactly: 1/3 + 1/3 + 1/3 == 3/3 in float32
+            out[g, base + _RANK[up[g, p, i]]] += third
+        out[g, o_size + k] = tabs[T_TOTAL, pl[g, p, HSIZE]]
+        for j in range(NUM_SLOTS):
+            out[g, o_down + k * NUM_SLOTS + j] = 1.0 if down[g, p, j] >= 0 else 0.0
+        kb = o_known + k * NUM_RANKS
+        ab = o_absent + k * NUM_RANKS
+        for r in range(NUM_RANKS):  # branch-free: the tables' entry 0 is 0.0
+            out[g, kb + r] = tabs[T_K, known[g, p, r]]
+            out[g, ab + r] = np.float32(absent[g, p, r])
+        out[g, o_swaps + k] = tabs[T_3, pl[g, p, SWAPS]]
+        out[g, o_out + k] = tabs[T_N, pl[g, p, PLACE]]
+        p += 1
+        if p == n:
+            p = 0
+    top = row[g, RUN_RANK]
+    if top != EMPTY:
+        out[g, offs[O_PILE_TOP] + top] = 1.0
+    out[g, offs[O_PILE_RUN]] = tabs[T_K, row[g, RUN_LEN]]
+    o_pile = offs[O_PILE_COUNTS]
+    o_cleared = offs[O_CLEARED]
+    for r in range(NUM_RANKS):
+        out[g, o_pile + r] = tabs[T_K, pcnt[g, r]]
+        out[g, o_cleared + r] = tabs[T_K, ccnt[g, r]]
+    out[g, offs[O_STOCK_SIZE]] = tabs[T_TOTAL, row[g, STOCK_LEN]]
+    v = row[g, TURNS]
+    if v:
+        out[g, offs[O_TURNS]] = np.float32(v) / np.float32(cfg[C_MAX_TURNS])
+
+
+@njit(cache=True)
+def encode_swap(picked, dealt, pl, row, cfg, offs, tabs, rows, seats, out):
+    """The SWAP phase's view over what ``_encode_row`` wrote, in the games of ``rows`` still in
+    it: the observer's dealt hand and picks so far, every seat's dealt face-up cards, every hand
+    size 3 (the picks are hidden). A pass of its own: in line, the rare branch slows the encoder."""
+    n = cfg[C_PLAYERS]
+    for w in range(rows.shape[0]):
+        g = rows[w]
+        if row[g, PHASE] == SWAP:
+            _encode_swap_row(picked, dealt, pl, n, offs, tabs, g, seats[g], out)
+
+
+@njit(cache=True)
+def _encode_swap_row(picked, dealt, pl, n, offs, tabs, g, me, out):
+    o_hand = offs[O_HAND]
+    for r in range(NUM_RANKS):
+        out[g, o_hand + r] = tabs[T_K, dealt[g, me, D_HAND, r]]
+    o_picked = offs[O_PICKED]
+    m = pl[g, me, SWAPS]
+    for i in range(m):
+        ri = _RANK[picked[g, me, i]]
+        same = 0
+        for j in range(m):
+            if _RANK[picked[g, me, j]] == ri:
+                same += 1
+        out[g, o_picked + ri] = tabs[T_3, same]
+    p = me
+    for k in range(n):
+        base = offs[O_FACE_UP] + k * NUM_RANKS
+        for r in range(NUM_RANKS):
+            out[g, base + r] = tabs[T_3, dealt[g, p, D_UP, r]]
+        out[g, offs[O_HAND_SIZE] + k] = tabs[T_TOTAL, NUM_SLOTS]
+        p += 1
+        if p == n:
+            p = 0
+
+
+@njit(cache=True)
+def encode_serial(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out):
+    for w in range(rows.shape[0]):
+        _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out, w)
+
+
+@njit(cache=True, parallel=True)
+def encode_parallel(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out):
+    for w in prange(rows.shape[0]):
+        _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out, w)
+
+
+@njit(cache=True)
+def results_kernel(down, pl, row, cfg, rows, scores, ranks):
+    """``scores`` (the cards each player still holds) and ``ranks``: first_out: the winner 1,
+    everyone else 2; rank_all: the finishing order; a truncated game ranks everyone 1."""
+    n = cfg[C_PLAYERS]
+    for w in range(rows.shape[0]):
+        g = rows[w]
+        over = row[g, TERMINATED] != 0 and row[g, TRUNCATED] == 0
+        for p in range(n):
+            left = pl[g, p, HSIZE] + pl[g, p, ULEN]
+            for j in range(NUM_SLOTS):
+                if down[g, p, j] >= 0:
+                    left += 1
+            scores[g, p] = left
+            place = pl[g, p, PLACE]
+            if not over:
+                ranks[g, p] = 1
+            elif cfg[C_RANK_ALL] == 0:
+                ranks[g, p] = 1 if place == 1 else 2
+            else:
+                ranks[g, p] = place if place > 0 else n
+
+
+_ARRAYS = ("hand", "hcnt", "up", "down", "picked", "dealt", "known", "absent", "stock", "pile", "pcnt", "cleared",
+           "ccnt", "pl", "row")
+
+
+class Kernels(GameKernels):
+    """Fiddlesticks' kernels for one configuration (the interface ``card_envs.vector.VectorEnv`` uses)."""
+
+    CURRENT = CUR
+    LOWER_IS_BETTER = True  # unused: results() ranks by the finishing order, as the rules do
+
+    def __init__(self, rules: FiddlesticksRules):
+        cfg = rules.config
+        super().__init__(rules, fs_view)
+        n = self.num_players
+        layout = fs_view.layout(rules)
+        self.copies = rules.copies
+        self.cfg = np.array(
+            [n, rules.copies, int(cfg.four_in_a_row_clears), int(cfg.voluntary_pickup), int(cfg.end_mode == "rank_all"),
+             -1 if cfg.dealer == "random" else cfg.dealer, cfg.max_turns, 52 * cfg.num_decks],
+            dtype=np.int64,
+        )
+        self.offs = np.array([layout.by_name[name].start for name in _SEGMENTS], dtype=np.int64)
+        self._no_decks = np.zeros((1, 1), dtype=np.int64)
+        # the view's scalings as tables of float32 quotients, exactly as the codec divides
+        total = 52 * cfg.num_decks
+        f = np.arange(total + 1).astype(np.float32)
+        self.tabs = np.zeros((4, total + 1), dtype=np.float32)
+        self.tabs[T_K] = f / np.float32(rules.copies)
+        self.tabs[T_3] = f / np.float32(3)
+        self.tabs[T_TOTAL] = f / np.float32(total)
+        self.tabs[T_N] = f / np.float32(n)
+
+    def allocate(self, num_envs: int) -> dict[str, np.ndarray]:
+        n, c, k = self.num_players, len(self.deck), self.copies
+        cnt = np.int8 if k < 128 else np.int16  # rank counts: at most K each (fewer cache lines)
+        # card ints 0..51 (-1: an empty face-down slot) fit a byte
+        return {
+            "hand": np.zeros((num_envs, n, NUM_RANKS, k), dtype=np.int8),
+            "hcnt": np.zeros((num_envs, n, NUM_RANKS), dtype=cnt),
+            "up": np.zeros((num_envs, n, NUM_SLOTS), dtype=np.int8),
+            "down": np.full((num_envs, n, NUM_SLOTS), -1, dtype=np.int8),
+            "picked": np.zeros((num_envs, n, NUM_SLOTS), dtype=np.int8),
+            "dealt": np.zeros((num_envs, n, 2, NUM_RANKS), dtype=np.int8),
+            "known": np.zeros((num_envs, n, NUM_RANKS), dtype=cnt),
+            "absent": np.zeros((num_envs, n, NUM_RANKS), dtype=np.int8),
+            "stock": np.zeros((num_envs, c), dtype=np.int8),
+            "pile": np.zeros((num_envs, c), dtype=np.int8),
+            "pcnt": np.zeros((num_envs, NUM_RANKS), dtype=cnt),
+            "cleared": np.zeros((num_envs, c), dtype=np.int8),
+            "ccnt": np.zeros((num_envs, NUM_RANKS), dtype=cnt),
+            "pl": np.zeros((num_envs, n, 4), dtype=np.int16),
+            "row": np.zeros((num_envs, NUM_FIELDS), dtype=np.int32),
+            "rng": np.zeros(num_envs, dtype=np.uint64),
+            "order": np.zeros((num_envs, c), dtype=np.int8),  # scratch: a deal's card order
+        }
+
+    @staticmethod
+    def _game(a):
+        return tuple(a[name] for name in _ARRAYS)
+
+    def new_games(self, a, rows, decks) -> None:
+        stacked = decks is not None
+        (new_games_parallel if threaded(len(rows)) else new_games_serial)(*self._game(a), a["rng"], self.cfg, self.deck, rows,
+                         decks if stacked else self._no_decks, stacked, a["order"])
+
+    def step(self, a, actions, rewards, term, trunc) -> None:
+        (step_parallel if threaded(len(actions)) else step_serial)(*self._game(a), self.cfg, actions, rewards, term, trunc)
+
+    def legal(self, a, mask) -> None:
+        (legal_parallel if threaded(len(mask)) else legal_serial)(a["hcnt"], a["up"], a["down"], a["pl"], a["row"], self.cfg, mask)
+
+    def encode(self, a, rows, seats, out) -> None:
+        (encode_parallel if threaded(len(rows)) else encode_serial)(
+            a["hcnt"], a["up"], a["down"], a["picked"], a["dealt"], a["known"], a["absent"], a["pcnt"], a["ccnt"],
+            a["pl"], a["row"], self.cfg, self.offs, self.tabs, rows, seats, out)
+        encode_swap(a["picked"], a["dealt"], a["pl"], a["row"], self.cfg, self.offs, self.tabs, rows, seats, out)
+
+    def results(self, a, rows, scores, ranks) -> None:
+        results_kernel(a["down"], a["pl"], a["row"], self.cfg, rows, scores, ranks)
+
+    def points(self, a) -> np.ndarray:
+        """``(N, P)``: the cards each player still holds (the rules' ``scores``)."""
+        return a["pl"][:, :, HSIZE] + a["pl"][:, :, ULEN] + (a["down"] >= 0).sum(axis=2)
+
+    # ----------------------------------------------------------------- exchange with rules
+    def dump(self, a, g: int) -> FiddlesticksState:
+        """Game g as a ``FiddlesticksState`` (its ``rng`` a numpy Generator seeded from the row's)."""
+        n = self.num_players
+        r = a["row"][g]
+        pl = a["pl"][g]
+        s = FiddlesticksState()
+        s.hand = [[[int(c) for c in a["hand"][g, p, k, : a["hcnt"][g, p, k]]] for k in range(NUM_RANKS)]
+                  for p in range(n)]
+        s.hand_counts = [[int(x) for x in a["hcnt"][g, p]] for p in range(n)]
+        s.hand_size = [int(pl[p, HSIZE]) for p in range(n)]
+        s.face_up = [[int(c) for c in a["up"][g, p, : pl[p, ULEN]]] for p in range(n)]
+        s.face_up_counts = [_rank_counts(s.face_up[p]) for p in range(n)]
+        s.face_down = [[None if c < 0 else int(c) for c in a["down"][g, p]] for p in range(n)]
+        s.known = [[int(x) for x in a["known"][g, p]] for p in range(n)]
+        s.absent = [[bool(x) for x in a["absent"][g, p]] for p in range(n)]
+        s.stock = [int(c) for c in a["stock"][g, : r[STOCK_LEN]]]
+        s.pile = [int(c) for c in a["pile"][g, : r[PILE_LEN]]]
+        s.pile_counts = [int(x) for x in a["pcnt"][g]]
+        s.run_rank = int(r[RUN_RANK])
+        s.run_len = int(r[RUN_LEN])
+        s.cleared = [int(c) for c in a["cleared"][g, : r[CLEARED_LEN]]]
+        s.cleared_counts = [int(x) for x in a["ccnt"][g]]
+        swap = r[PHASE] == SWAP
+        s.picked = [[int(c) for c in a["picked"][g, p, : pl[p, SWAPS]]] if swap else [] for p in range(n)]
+        s.picked_counts = [_rank_counts(s.picked[p]) for p in range(n)]
+        s.dealt_up = [[int(x) for x in a["dealt"][g, p, D_UP]] for p in range(n)]
+        s.dealt_hand = [[int(x) for x in a["dealt"][g, p, D_HAND]] for p in range(n)]
+        s.swap_picks = [int(pl[p, SWAPS]) for p in range(n)]
+        s.phase = int(r[PHASE])
+        s.current_player = int(r[CUR])
+        s.dealer = int(r[DEALER])
+        s.first = int(r[FIRST])
+        s.out = [bool(pl[p, PLACE]) for p in range(n)]
+        s.places = sorted((p for p in range(n) if pl[p, PLACE]), key=lambda p: pl[p, PLACE])
+        s.turns = int(r[TURNS])
+        s.terminated = bool(r[TERMINATED])
+        s.truncated = bool(r[TRUNCATED])
+        s.rng = np.random.default_rng(int(a["rng"][g]))
+        return s
+
+    def load(self, a, g: int, s: FiddlesticksState) -> None:
+        """Make game g the state ``s`` (the row's generator goes on)."""
+        n = self.num_players
+        r = a["row"][g]
+        pl = a["pl"][g]
+        for p in range(n):
+            for k in range(NUM_RANKS):
+                h = s.hand[p][k]
+                a["hand"][g, p, k, : len(h)] = h
+                a["hcnt"][g, p, k] = len(h)
+            a["up"][g, p, : len(s.face_up[p])] = s.face_up[p]
+            a["down"][g, p] = [-1 if c is None else c for c in s.face_down[p]]
+            a["picked"][g, p, : len(s.picked[p])] = s.picked[p]
+            a["dealt"][g, p, D_UP] = s.dealt_up[p]
+            a["dealt"][g, p, D_HAND] = s.dealt_hand[p]
+            a["known"][g, p] = s.known[p]
+            a["absent"][g, p] = s.absent[p]
+            pl[p, HSIZE] = s.hand_size[p]
+            pl[p, ULEN] = len(s.face_up[p])
+            pl[p, SWAPS] = s.swap_picks[p]
+            pl[p, PLACE] = s.places.index(p) + 1 if s.out[p] else 0
+        a["stock"][g, : len(s.stock)] = s.stock
+        a["pile"][g, : len(s.pile)] = s.pile
+        a["cleared"][g, : len(s.cleared)] = s.cleared
+        a["pcnt"][g] = s.pile_counts
+        a["ccnt"][g] = s.cleared_counts
+        r[STOCK_LEN] = len(s.stock)
+        r[PILE_LEN] = len(s.pile)
+        r[CLEARED_LEN] = len(s.cleared)
+        r[RUN_RANK] = s.run_rank
+        r[RUN_LEN] = s.run_len
+        r[NUM_OUT] = len(s.places)
+        r[PHASE] = s.phase
+        r[CUR] = s.current_player
+        r[DEALER] = s.dealer
+        r[FIRST] = s.first
+        r[TURNS] = s.turns
+        r[TERMINATED] = int(s.terminated)
+        r[TRUNCATED] = int(s.truncated)
+
+
+def _rank_counts(cs: list[int]) -> list[int]:
+    counts = [0] * NUM_RANKS
+    for c in cs:
+        counts[GAME_RANK[c]] += 1
+    return counts
