@@ -76,7 +76,7 @@ import numpy as np
 
 try:  # numba is an optional dependency: the `vector` extra
     import numba
-    from numba import njit
+    from numba import njit, prange
 except ImportError as exc:  # pragma: no cover - exercised by tests that hide numba
     raise ImportError(
         "card_envs' batched engine (vector_env) needs numba: pip install \"card_envs[vector]\""
@@ -211,20 +211,31 @@ def _first_illegal(mask, actions):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _sample_row(mask, rng, out, g):
+    """A uniformly random legal action for game g, from the sampler's generator of that row."""
+    count = 0
+    for a in range(mask.shape[1]):
+        count += mask[g, a]
+    k = randbelow(rng, g, count)
+    for a in range(mask.shape[1]):
+        if mask[g, a]:
+            if k == 0:
+                out[g] = a
+                break
+            k -= 1
+
+
 @njit(cache=True)
-def _sample(mask, rng, out):
-    """A uniformly random legal action per game, from the caller's generator state ``rng[0]``."""
+def _sample_serial(mask, rng, out):
     for g in range(mask.shape[0]):
-        count = 0
-        for a in range(mask.shape[1]):
-            count += mask[g, a]
-        k = randbelow(rng, 0, count)
-        for a in range(mask.shape[1]):
-            if mask[g, a]:
-                if k == 0:
-                    out[g] = a
-                    break
-                k -= 1
+        _sample_row(mask, rng, out, g)
+
+
+@njit(cache=True, parallel=True)
+def _sample_parallel(mask, rng, out):
+    for g in prange(mask.shape[0]):
+        _sample_row(mask, rng, out, g)
 
 
 @njit(cache=True)
@@ -272,7 +283,7 @@ class VectorEnv:
         self._reward_buf = np.zeros(p, dtype=np.float64)
         self._actions = np.zeros(n, dtype=np.int64)
         self._sampled = np.zeros(n, dtype=np.int64)
-        self._sample_rng = np.zeros(1, dtype=np.uint64)
+        self._sample_rng = np.zeros(n, dtype=np.uint64)  # one sampler generator per game
         self._reward_rank = rules.reward_mode == "rank"
         self._obs_dict = {"observation": self._obs, "action_mask": self._mask, "current_player": self._current}
         self._final_info = {"score": self._score, "rank": self._rank, "_score": self._done, "_rank": self._done}
@@ -294,14 +305,14 @@ class VectorEnv:
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
                 raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
-            seeds = np.random.SeedSequence(int(seed)).generate_state(self.num_envs + 1, dtype=np.uint64)
+            seeds = np.random.SeedSequence(int(seed)).generate_state(2 * self.num_envs, dtype=np.uint64)
         elif not self._ready:
-            seeds = np.random.SeedSequence().generate_state(self.num_envs + 1, dtype=np.uint64)
+            seeds = np.random.SeedSequence().generate_state(2 * self.num_envs, dtype=np.uint64)
         else:
             seeds = None
         if seeds is not None:
-            self.arrays["rng"][:] = seeds[:-1]
-            self._sample_rng[0] = seeds[-1]
+            self.arrays["rng"][:] = seeds[: self.num_envs]
+            self._sample_rng[:] = seeds[self.num_envs :]
         self.kernels.new_games(self.arrays, self._all_rows, decks)
         self._done[:] = False
         self._rewards[:] = 0.0
@@ -388,12 +399,12 @@ class VectorEnv:
             raise RuntimeError("reset() needs to be called before sample_actions")
         if rng is not None:
             if isinstance(rng, np.random.Generator):
-                self._sample_rng[0] = rng.integers(0, 2**63, dtype=np.uint64)
+                self._sample_rng[:] = rng.integers(0, 2**63, size=self.num_envs, dtype=np.uint64)
             elif isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-                self._sample_rng[0] = np.random.SeedSequence(int(rng)).generate_state(1, dtype=np.uint64)[0]
+                self._sample_rng[:] = np.random.SeedSequence(int(rng)).generate_state(self.num_envs, dtype=np.uint64)
             else:
                 raise ValueError(f"rng must be a numpy Generator, an int seed or None, got {type(rng).__name__}")
-        _sample(self._mask, self._sample_rng, self._sampled)
+        (_sample_parallel if threaded(self.num_envs) else _sample_serial)(self._mask, self._sample_rng, self._sampled)
         return self._sampled
 
     # -------------------------------------------------------------------- state exchange
