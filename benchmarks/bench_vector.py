@@ -39,7 +39,7 @@ from benchmarks.run import spiel_random_play  # noqa: E402
 SIZES = (1, 64, 1024, 16384)
 #: every rate is the best of this many slices of the measuring time (this VM's speed wanders by
 #: up to 2x within seconds; the best slice is the machine's own rate, as timeit takes the minimum)
-REPEATS = 5
+REPEATS = 10
 START, END = "<!-- vector_env: start -->", "<!-- vector_env: end -->"
 
 
