@@ -239,6 +239,27 @@ def _sample_parallel(mask, rng, out):
 
 
 @njit(cache=True)
+def _nonzero(flags, out):
+    """``np.flatnonzero`` into a preallocated buffer: the indices where ``flags`` is set go to
+    ``out[:count]``; returns count."""
+    count = 0
+    for g in range(flags.shape[0]):
+        if flags[g]:
+            out[count] = g
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _copy_seat_rows(src, rows, seat, out):
+    """``out[g, seat] = src[g]`` for the games g in ``rows`` (no fancy-indexing temporaries)."""
+    for k in range(rows.shape[0]):
+        g = rows[k]
+        for i in range(src.shape[1]):
+            out[g, seat, i] = src[g, i]
+
+
+@njit(cache=True)
 def _finish_rewards(rows, ranks, rewards, reward_mode_rank, buf):
     """Add the rank rewards of the games that ended (rank mode), as the AEC env pays them."""
     if not reward_mode_rank:
@@ -280,6 +301,7 @@ class VectorEnv:
         self._score = np.zeros((n, p), dtype=np.float64)
         self._rank = np.zeros((n, p), dtype=np.int64)
         self._seat_buf = np.zeros(n, dtype=np.int64)
+        self._done_rows = np.zeros(n, dtype=np.int64)  # the rows of the games that ended in a step
         self._reward_buf = np.zeros(p, dtype=np.float64)
         self._actions = np.zeros(n, dtype=np.int64)
         self._sampled = np.zeros(n, dtype=np.int64)
@@ -352,11 +374,11 @@ class VectorEnv:
         k.step(self.arrays, acts, self._rewards, self._term, self._trunc)
         np.logical_or(self._term, self._trunc, out=self._done)
         if self._done.any():
-            rows = np.flatnonzero(self._done)
+            rows = self._done_rows[: _nonzero(self._done, self._done_rows)]
             for seat in range(self.num_players):
                 self._seat_buf[:] = seat
                 k.encode(self.arrays, rows, self._seat_buf, self._observed)
-                self._final_obs[rows, seat] = self._observed[rows]
+                _copy_seat_rows(self._observed, rows, seat, self._final_obs)
             k.results(self.arrays, rows, self._score, self._rank)
             _finish_rewards(rows, self._rank, self._rewards, self._reward_rank, self._reward_buf)
             k.new_games(self.arrays, rows, None)
