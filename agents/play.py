@@ -6,10 +6,13 @@
 You take one seat and see exactly that seat's view (never a hidden card): the table as your
 seat sees it and the names of your legal actions. Type an action by name (``replace 4``,
 ``draw stock``) or by its number; ``?`` lists the legal actions again, ``quit`` leaves.
+``--save-games FILE`` adds the finished game's record to FILE (JSON Lines, ``card_envs.records``;
+the person's seat has no agent spec, null): ``python -m card_envs.records show FILE`` replays it.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Callable, Sequence, TextIO
 
@@ -24,12 +27,15 @@ def play(
     seed: int | None = None,
     input_fn: Callable[[str], str] = input,
     out: TextIO = sys.stdout,
+    save_games: str | os.PathLike | None = None,
 ) -> dict | None:
     """Run one game with a person at ``seat``; returns the person's final info (score, rank),
     or None if they quit. Every opponent seat's player gets the protocol's hooks
     (``agents/base.py``): ``start_game`` with the table's options before the game, ``end_game``
     with that seat's final observation, total reward and info after it (not when the person
-    quits: that game never ends)."""
+    quits: that game never ends). ``save_games``: a JSON Lines file the finished game's record
+    is appended to (``card_envs.records``; with no ``seed`` a fresh one is drawn and recorded so
+    that the game replays; a game the person leaves is not saved)."""
     import agents
     import card_envs
     from agents.base import end_game, start_game
@@ -43,12 +49,22 @@ def play(
         raise ValueError(f"seat must be in 0..{n - 1}, got {seat}")
     specs = list(opponents) or ["heuristic"]
     others = {}
+    seat_specs: list[str | None] = [None] * n  # the person's seat: no spec
     for k, agent in enumerate(a for i, a in enumerate(env.possible_agents) if i != seat):
         others[agent] = agents.load(specs[k % len(specs)], seed=None if seed is None else seed + k)
+        seat_specs[env.possible_agents.index(agent)] = specs[k % len(specs)]
     me = env.possible_agents[seat]
     for agent, player in others.items():  # the protocol's hook: the table's options, per seat
         start_game(player, env_name, config, agent)
+    recorder = None
+    if save_games is not None:
+        from card_envs.records import Recorder, new_seed
+
+        seed = new_seed() if seed is None else seed
     env.reset(seed=seed)
+    if save_games is not None:
+        recorder = Recorder(env, seed, options=config, agents=seat_specs,
+                            meta={"source": "agents.play", "person": me})
     total = dict.fromkeys(env.possible_agents, 0.0)  # every seat's reward of the game
     final: dict[str, tuple[dict, dict]] = {}  # every seat's last observation and info
     raw = env.unwrapped
@@ -69,6 +85,8 @@ def play(
         if agent != me:
             action = others[agent].act(obs, agent, env_name)
             say(f"{agent}: {raw.action_to_string(action)}")
+            if recorder is not None:
+                recorder.add(action)
             env.step(action)
             continue
         say()
@@ -96,11 +114,18 @@ def play(
             if action not in names:
                 say(f"'{text}' is not legal now; legal: " + ", ".join(names.values()))
                 continue
+            if recorder is not None:
+                recorder.add(action)
             env.step(action)
             break
     for agent, player in others.items():  # the game is over: each seat's result to its player
         obs, info = final[agent]
         end_game(player, obs, total[agent], info)
+    if recorder is not None:
+        from card_envs.records import write
+
+        write(save_games, [recorder.finish(total)], append=True)
+        say(f"game saved to {save_games} (python -m card_envs.records show {save_games} --game K)")
     return result
 
 
@@ -117,6 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cli.add_config_arguments(ap)
     ap.add_argument("--seat", type=int, default=0)
     ap.add_argument("--seed", type=int)
+    ap.add_argument("--save-games", metavar="FILE",
+                    help="append the finished game's record to FILE (JSON Lines, card_envs.records)")
     args = ap.parse_args(argv)
     try:
         game = cli.game_name(args.game)
@@ -127,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         for spec in specs:  # a bad spec fails before the game starts
             agents.load(spec)
-        play(game, specs, config, args.seat, args.seed)
+        play(game, specs, config, args.seat, args.seed, save_games=args.save_games)
     except cli.USER_ERRORS as e:
         return cli.report(e)
     return 0

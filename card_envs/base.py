@@ -48,7 +48,9 @@ from pettingzoo.utils.env_logger import EnvLogger
 from card_envs import cards
 from card_envs.scoring import rank_rewards
 
-RENDER_MODES = ("human", "ansi")
+RENDER_MODES = ("human", "ansi", "rgb_array")
+#: frames per second a video of a game plays at (``metadata["render_fps"]``)
+RENDER_FPS = 2
 RESET_OPTIONS = ("deck",)
 
 
@@ -76,7 +78,7 @@ class CardGameEnv(AECEnv):
     def __init__(self, render_mode: str | None = None, **options: Any):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
         self.render_mode = render_mode
         self.rules = self.Rules(**options)
         n = self.rules.num_players
@@ -98,6 +100,14 @@ class CardGameEnv(AECEnv):
         self.game_state = None
         self._mask: np.ndarray | None = None  # legal mask of the current state, computed lazily
         self._done = False
+        self._last_action: tuple[str, str] | None = None  # (agent, name), kept for rgb_array only
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Rendering is this class's, the same for every game: each declares all of RENDER_MODES.
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("metadata")
+        if own is not None:
+            cls.metadata = {**own, "render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS}
 
     # ----------------------------------------------------------------- glue the game supplies
     #: the game's view module. When set, it provides ``Codec(rules)`` (``encode(view)``,
@@ -164,6 +174,7 @@ class CardGameEnv(AECEnv):
         self._mask = None
         self._done = False
         self._skip_agent_selection = None
+        self._last_action = None
         self.agent_selection = self.possible_agents[self.game_state.current_player]
         if self.game_state.terminated or self.game_state.truncated:  # a game can end at once
             self._finish(None)
@@ -187,6 +198,10 @@ class CardGameEnv(AECEnv):
                 + ", ".join(f"{a} ({self._name(a)})" for a in np.flatnonzero(mask))
             )
         state = self.game_state
+        if self.render_mode == "rgb_array":  # the picture's "last action" line, as the table saw it
+            from card_envs.pictures import action_caption
+
+            self._last_action = (agent, action_caption(self, action))
         shaped = self.rules.apply(state, action)
         self._mask = None
         for a in self.rewards:
@@ -266,6 +281,50 @@ class CardGameEnv(AECEnv):
         """The action mask of ``agent`` (default: the agent to act)."""
         return self.observe(agent or self.agent_selection)["action_mask"]
 
+    # ------------------------------------------------------------------ full-information state
+    #: the game's state module (``<game>/state.py``: ``Codec(rules)`` with ``layout``,
+    #: ``encode(state)`` and ``decode(vector)``); found by that name when left None
+    State: Any = None
+
+    @property
+    def _state_codec(self):
+        codec = self.__dict__.get("_state_codec_cache")
+        if codec is None:
+            module = type(self).State or state_module(type(self))
+            codec = self.__dict__["_state_codec_cache"] = module.Codec(self.rules)
+        return codec
+
+    @property
+    def state_layout(self):
+        """The :class:`card_envs.encoding.Layout` of :meth:`state` for this configuration."""
+        return self._state_codec.layout
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """``Box(low, high, (size,), float32)`` of :meth:`state`, built once per environment."""
+        box = self.__dict__.get("_state_space_cache")
+        if box is None:
+            layout = self.state_layout
+            box = self.__dict__["_state_space_cache"] = spaces.Box(layout.low, layout.high, dtype=np.float32)
+        return box
+
+    def state(self) -> np.ndarray:
+        """The full-information state of the game (every card where it lies, hidden ones
+        included, and everything else that decides what happens next except the random
+        generator), as a fixed-size float32 vector laid out by :attr:`state_layout`.
+
+        Privileged: for centralized critics and oracles in training, never for a player's
+        policy; no observation contains it.
+        """
+        if self.game_state is None:
+            raise ResetNeededError("reset() needs to be called before state.")
+        return self._state_codec.encode(self.game_state)
+
+    def decode_state(self, vector: np.ndarray) -> dict[str, list[int]]:
+        """The card census a state vector encodes, zone by zone as ``rules.zones`` names them
+        (``card_envs.encoding.CardCensus.decode``)."""
+        return self._state_codec.decode(vector)
+
     # ------------------------------------------------------------------------ action names
     def _name(self, action: int) -> str:
         return self.rules.action_to_string(self.game_state, int(action))
@@ -295,28 +354,47 @@ class CardGameEnv(AECEnv):
         return [self._name(a) for a in np.flatnonzero(self._legal_mask())] if not self._done else []
 
     # -------------------------------------------------------------------------- rendering
-    def render(self) -> str | None:
-        """Text of the table as the agent to act sees it (``ansi`` returns it, ``human`` prints).
+    def render(self) -> str | np.ndarray | None:
+        """The table, in ``render_mode``:
 
-        Only what that seat may know is shown; :meth:`render_state` shows everything.
+        * ``"ansi"`` returns, and ``"human"`` prints, the text of the table as the agent to act
+          sees it (only what that seat may know; :meth:`render_state` shows everything);
+        * ``"rgb_array"`` returns an ``(H, W, 3)`` uint8 picture of the table as a spectator sees
+          it: only what every seat can see (face-down cards as backs, hands as backs unless the
+          rules show them), the piles, the scores, whose turn and the last action
+          (:mod:`card_envs.pictures`). Its size is fixed per configuration, so frames make a video.
         """
         if self.render_mode is None:
             EnvLogger.warn("You are calling render method without specifying any render mode.")
             return None
         if self.game_state is None:
             raise ResetNeededError("reset() needs to be called before render.")
+        if self.render_mode == "rgb_array":
+            from card_envs.pictures import render_picture
+
+            return render_picture(self)
         text = self.render_view(self.agent_selection)
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
-    def render_view(self, agent: str) -> str:
-        """The table as ``agent`` sees it: its own private cards, and nothing hidden from it."""
+    def render_view(self, agent: str, mode: str = "ansi") -> str | np.ndarray:
+        """The table as ``agent`` sees it: its own private cards, and nothing hidden from it.
+
+        ``mode="ansi"`` (default) gives text; ``mode="rgb_array"`` the picture (the spectator's
+        picture with this seat's own cards face up).
+        """
         if self.game_state is None:
             raise ResetNeededError("reset() needs to be called before render.")
         if agent not in self._seat:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        if mode == "rgb_array":
+            from card_envs.pictures import render_picture
+
+            return render_picture(self, agent)
+        if mode != "ansi":
+            raise ValueError(f"render_view mode must be 'ansi' or 'rgb_array', got {mode!r}")
         return self._render_view(self.game_state, self._seat[agent])
 
     def render_state(self) -> str:
@@ -361,3 +439,44 @@ def env_constructors(raw_cls: type[CardGameEnv]):
 
     env.__doc__ = f"The {raw_cls.metadata['name']} environment with illegal moves ending the game (-1 for the mover)."
     return env, raw_cls
+
+
+def state_module(env_cls: type) -> Any:
+    """The state module of a game: ``<package>/state.py`` beside the environment's module."""
+    import importlib
+
+    package = env_cls.__module__.rpartition(".")[0]
+    return importlib.import_module(package + ".state")
+
+
+def add_parallel_state(parallel_cls: type) -> type:
+    """Give a parallel environment class over an AEC one (``self.aec``) its ``state()`` and
+    ``state_space``: the AEC environment's, which the parallel steps drive."""
+
+    def state(self) -> np.ndarray:
+        if self.aec.game_state is None:
+            raise ResetNeededError("reset() needs to be called before state.")
+        return self.aec.state()
+
+    state.__doc__ = CardGameEnv.state.__doc__
+    parallel_cls.state = state
+    parallel_cls.state_space = property(lambda self: self.aec.state_space, doc=CardGameEnv.state_space.__doc__)
+    parallel_cls.state_layout = property(lambda self: self.aec.state_layout, doc=CardGameEnv.state_layout.__doc__)
+    parallel_cls.decode_state = lambda self, vector: self.aec.decode_state(vector)
+    return parallel_cls
+
+
+def state_doc(title: str, table: str) -> str:
+    """The environment docs' paragraph on :meth:`CardGameEnv.state`, with the layout ``table``."""
+    return (
+        f"{title}\n\n"
+        "`env.unwrapped.state()` is the full-information state of the game: every card where it lies, "
+        "the hidden ones included, and everything else that decides what happens next except the random "
+        "generator, as a fixed-size float32 vector in `env.unwrapped.state_space` (a `Box`; absolute seats, "
+        "not relative ones). It is **privileged**: for centralized critics (CTDE) and oracle-guided training, "
+        "never for a policy that plays; no observation contains it, and calling it changes nothing. "
+        "`state_layout.split(x)` reads it by segment and `decode_state(x)` gives back the card census "
+        "(`rules.zones(state)`: ordered zones as lists in the rules' order, unordered ones sorted). "
+        "The parallel API (where a game has one) offers the same `state()` and `state_space`. "
+        "Layout (generated from the game's `state.py`, for the configuration of the observation table):\n\n" + table
+    )

@@ -145,8 +145,8 @@ COMPARE = [
 
         Pick a game; the notebook seats the random, heuristic and PPO agents at one table, runs a
         tournament (every deal played once per rotation of the line-up, 95% intervals over deals) and
-        shows the results, a bar chart, score distributions, the win-rate matrix and the PPO learning
-        curve.
+        shows the results, a bar chart, score distributions, the win-rate matrix, the PPO learning
+        curve, and a game of the strongest agent replayed from its record, as pictures.
 
         The PPO policy is either the one shipped for the game (`RUN_DIR = None`) or a training run of
         yours (`RUN_DIR = 'runs/<game>/<run>'`, from `python -m training.train`). A policy knows only
@@ -202,7 +202,7 @@ COMPARE = [
         print('agents:', names)
     """),
     new_code_cell(
-        "result = tournament(GAME, specs, GAMES, CONFIG, seed=0, workers=2, names=names)\n"
+        "result = tournament(GAME, specs, GAMES, CONFIG, seed=0, workers=2, names=names, save_games=True)\n"
         "print(result.table())"
     ),
     code("""
@@ -244,6 +244,38 @@ COMPARE = [
             ax.set_title(f'PPO learning curve ({curve.name}): one seat against copies of each opponent'); plt.show()
         else:
             print('no learning curve at', curve)
+    """),
+    markdown("""
+        ## A game of the strongest agent, replayed
+
+        The tournament kept every game's record (`save_games=True`: the environment and its options,
+        the seed, every action with its actor and name, the result; the records that
+        `python -m training.evaluate ... --save-games FILE` writes, one JSON line per game). Below, a
+        game of the agent with the best mean reward, one it won where there is one, replayed from its
+        record (`card_envs.records.frames`: the replay is bit for bit the game, and a record that does
+        not match is refused) and pictured as a spectator sees the table: face-down cards and the
+        hands as backs. `records.frames(rec, 'player_0')` pictures one seat's view instead; in a
+        terminal, `python -m card_envs.records show FILE --game K` steps through a saved game.
+    """),
+    code("""
+        from card_envs import records
+
+        rows = result.summary()
+        best = max(range(len(rows)), key=lambda i: rows[i]['mean_reward'])
+        held = [g for g in result.games if best in g.lineup]
+        won = [g for g in held if any(g.ranks[s] == 1 for s, a in enumerate(g.lineup) if a == best)]
+        game = (won or held)[0]
+        rec, n = game.record, len(game.record['actions'])
+        seats = ', '.join(f'player_{s}' for s, a in enumerate(game.lineup) if a == best)
+        print(f"strongest: {rows[best]['name']} (mean reward {rows[best]['mean_reward']:+.3f}) in {seats}; "
+              f"game {rec['meta']['game']}, seed {rec['seed']}, {n} actions; scores {rec['scores']}, ranks {rec['ranks']}")
+        at = sorted({0, n // 3, (2 * n) // 3, n})
+        fig, axes = plt.subplots(2, 2, figsize=(15, 9))
+        for ax, k, picture in zip(axes.flat, at, records.frames(rec, at=at)):
+            ax.imshow(picture); ax.set_axis_off(); ax.set_title(f'step {k} of {n}')
+        for ax in list(axes.flat)[len(at):]:
+            ax.set_axis_off()
+        plt.tight_layout(); plt.show()
     """),
 ]
 

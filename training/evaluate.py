@@ -59,7 +59,10 @@ agent holding several seats gets the mean of its seats' updates).
 
 ``--out DIR`` writes ``summary.json`` (every statistic above, the win matrix, the pairwise margins
 with intervals, the seating and deal seeds, the policy files agents resolved to with their sha256,
-the versions) and ``games.csv`` (one row per game and seat).
+the versions) and ``games.csv`` (one row per game and seat). ``--save-games FILE`` writes every
+game's record (``card_envs.records``: options, seed, every action, each seat's agent spec, the
+result) to a JSON Lines file, in the order the games were scheduled; ``python -m card_envs.records
+show FILE --game K`` replays one.
 """
 
 from __future__ import annotations
@@ -114,6 +117,7 @@ class GameRecord:
     steps: int
     illegal: bool = False
     deal: int = 0  # games of one deal had the same cards (duplicate deals)
+    record: dict | None = None  # the game's card_envs.records record, with save_games
 
 
 @dataclass
@@ -577,11 +581,20 @@ def _reseed(players: Sequence[Any], specs: Sequence[Any], seed: int, game: int) 
 
 
 def play_game(env, players: Sequence[Any], seed: int, lineup: list[int], config: dict | None = None,
-              deal: int = 0) -> GameRecord:
+              deal: int = 0, specs: Sequence[Any] | None = None, game: int | None = None) -> GameRecord:
     """One game in ``env`` (made with env()), seat s played by ``players[lineup[s]]``; every
-    seat's player hears ``start_game`` before the first step and ``end_game`` after the last."""
+    seat's player hears ``start_game`` before the first step and ``end_game`` after the last.
+    With ``specs`` (the agents' specs, as ``players``), the result carries the game's record
+    (``card_envs.records``: each seat's spec, null for an Agent object) in ``.record``."""
     start_game, end_game = _hooks()
     env.reset(seed=seed)
+    recorder = None
+    if specs is not None:
+        from card_envs.records import Recorder
+
+        recorder = Recorder(env, seed, options=config, agents=[s if isinstance(s, str) else None for s in
+                                                               (specs[a] for a in lineup)],
+                            meta={"source": "training.evaluate", "game": game, "deal": deal})
     name = env.metadata["name"]
     table = dict(config or {})
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
@@ -602,6 +615,8 @@ def play_game(env, players: Sequence[Any], seed: int, lineup: list[int], config:
         action = players[lineup[seat_of[agent]]].act(obs, agent, name)
         if not obs["action_mask"][action]:
             illegal = True
+        if recorder is not None:
+            recorder.add(action)
         env.step(action)
         steps += 1
     for agent in env.possible_agents:
@@ -616,11 +631,12 @@ def play_game(env, players: Sequence[Any], seed: int, lineup: list[int], config:
         steps=steps,
         illegal=illegal,
         deal=deal,
+        record=None if recorder is None else recorder.finish(total),
     )
 
 
 def _run_chunk(args) -> list[GameRecord]:
-    env_name, specs, config, schedule, seed, players = args
+    env_name, specs, config, schedule, seed, players, save = args
     import card_envs
 
     env = card_envs.ENVIRONMENTS[env_name].env(**config)
@@ -629,7 +645,7 @@ def _run_chunk(args) -> list[GameRecord]:
     out = []
     for game, deal, game_seed, lineup in schedule:
         _reseed(players, specs, seed, game)
-        out.append(play_game(env, players, game_seed, lineup, config, deal))
+        out.append(play_game(env, players, game_seed, lineup, config, deal, specs if save else None, game))
     return out
 
 
@@ -665,13 +681,15 @@ def tournament(
     *,
     field: bool = False,
     duplicate: bool = True,
+    save_games: bool = False,
 ) -> TournamentResult:
     """Play about ``num_games`` games of ``env_name`` between ``agents`` (specs like
     ``"heuristic"``, or Agent objects): the line-up seating, or with ``field=True`` the first agent
     against N−1 copies of the second; duplicate deals unless ``duplicate=False`` (the module's
     docstring defines both). ``workers`` > 1 spreads the games over processes; Agent objects
     travel there pickled (one that does not pickle runs the tournament in this process, with a
-    warning and a note in the result)."""
+    warning and a note in the result). ``save_games``: every game's ``GameRecord`` carries its
+    replayable record (``card_envs.records``) in ``.record``, the results unchanged."""
     import card_envs
 
     from training.cli import check_game_options, game_name
@@ -749,14 +767,14 @@ def tournament(
     try:
         if workers > 1:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                jobs = [(env_name, entries, config, p, seed, None) for p in pieces]
+                jobs = [(env_name, entries, config, p, seed, None, save_games) for p in pieces]
                 for records in pool.map(_run_chunk, jobs):
                     result.games.extend(records)
                     if bar:
                         bar.update(len(records))
         else:
             for p in pieces:
-                records = _run_chunk((env_name, entries, config, p, seed, local))
+                records = _run_chunk((env_name, entries, config, p, seed, local, save_games))
                 result.games.extend(records)
                 if bar:
                     bar.update(len(records))
@@ -903,6 +921,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--out", help="folder for summary.json and games.csv")
+    ap.add_argument("--save-games", metavar="FILE", help="write every game's record to FILE (JSON Lines, "
+                    "card_envs.records: replay with python -m card_envs.records show FILE --game K)")
     args = ap.parse_args(argv)
     try:
         game = cli.game_name(args.game)
@@ -913,8 +933,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = cli.with_players(cli.game_options(args.config), args.players, game)
         specs = list(args.field or args.agents)
         result = tournament(game, specs, args.games, config, args.seed, args.workers, progress=True,
-                            field=bool(args.field), duplicate=not args.independent)
+                            field=bool(args.field), duplicate=not args.independent,
+                            save_games=bool(args.save_games))
         print(result.table())
+        if args.save_games:
+            from card_envs import records
+
+            path = records.write(args.save_games, [g.record for g in result.games])
+            print(f"wrote {len(result.games)} game records to {path}")
         if args.out:
             paths = result.write(args.out)
             print("wrote " + ", ".join(map(str, paths)))

@@ -60,6 +60,8 @@ with `card_envs.collector.view.decode`. Layout for N = 2 (segments sized N grow 
 
 {layout}
 
+{state}
+
 **Rewards.** Terminal and zero-sum from the final ranking (`reward_mode` is always `"rank"`: the
 spec defines no score mode): the players completing in the same round share first place, the
 others the places below (3 players, one winner: +1, −½, −½). At `max_rounds` the game is
@@ -94,7 +96,8 @@ every revealed choice, each contest's result, and the winners.
 
 from __future__ import annotations
 
-from card_envs.base import CardGameEnv, env_constructors
+from card_envs.base import CardGameEnv, add_parallel_state, env_constructors, state_doc
+from card_envs.collector import state as collector_state
 from card_envs.collector import view as view_mod
 from card_envs.collector.parallel import parallel_constructor
 from card_envs.collector.engine import PLAY, contest_losers_drew
@@ -147,8 +150,10 @@ class raw_env(CardGameEnv):
 
 env, raw_env = env_constructors(raw_env)
 parallel_env, parallel_raw_env = parallel_constructor(raw_env)
+add_parallel_state(parallel_raw_env)  # state() and state_space: the AEC env's underneath
 
 __doc__ = __doc__.replace("{layout}", view_mod.make_layout(2).table())
+__doc__ = __doc__.replace("{state}", state_doc("**State (privileged).**", collector_state.table(CollectorRules())))
 raw_env.__doc__ = __doc__
 
 #: configurations the conformance suite runs (tests/conformance)

@@ -141,19 +141,22 @@ class CommitParallelEnv(ParallelEnv):
         return obs, rewards, terminations, truncations, infos
 
     # ---------------------------------------------------------------------------------------
-    def render(self) -> str | None:
-        """The table as ``player_0`` sees it (every seat acts at once, so there is no seat to
-        act to show); :meth:`render_view` shows any seat's, :meth:`render_state` everything."""
+    def render(self) -> str | np.ndarray | None:
+        """Text: the table as ``player_0`` sees it (every seat acts at once, so there is no seat
+        to act to show); ``rgb_array``: the spectator's picture, as the AEC env draws it.
+        :meth:`render_view` shows any seat's, :meth:`render_state` everything."""
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return self.aec.render()
         text = self.aec.render_view(self.possible_agents[0])
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
-    def render_view(self, agent: str) -> str:
-        return self.aec.render_view(agent)
+    def render_view(self, agent: str, mode: str = "ansi") -> str | np.ndarray:
+        return self.aec.render_view(agent, mode)
 
     def render_state(self) -> str:
         return self.aec.render_state()

@@ -70,6 +70,8 @@ every seat's row shows the dealt face-up cards). The layout (generated from
 `card_envs.fiddlesticks.view.Codec(rules).decode(vector)` (or `env.unwrapped.decode(vector)`)
 returns the `PlayerView` the vector encodes.
 
+{state}
+
 ## Rewards
 
 Terminal and zero-sum, from the final ranking (the spec defines no score mode: `reward_mode`
@@ -108,7 +110,8 @@ stock, its top the next card in the list.
 
 from __future__ import annotations
 
-from card_envs.base import CardGameEnv, env_constructors
+from card_envs.base import CardGameEnv, env_constructors, state_doc
+from card_envs.fiddlesticks import state as fs_state
 from card_envs.fiddlesticks import view as fs_view
 from card_envs.fiddlesticks.rules import PLAY, PLAYABLE, SWAP, TEN, FiddlesticksRules
 
@@ -122,6 +125,7 @@ class raw_env(CardGameEnv):
 env, raw_env = env_constructors(raw_env)
 
 __doc__ = __doc__.replace("{layout}", fs_view.layout(FiddlesticksRules()).table())
+__doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", fs_state.table(FiddlesticksRules())))
 raw_env.__doc__ = __doc__
 
 #: configurations the conformance suite runs (tests/conformance)

@@ -56,6 +56,8 @@ round. The rendering shows the discard pile's ranks, a rebuilt stock's known car
 value of each layout (a column of two face-up cards scores as in §4: a pair is 0) and the
 previous round's revealed layouts.
 
+{state}
+
 ## Rewards
 
 `reward_mode="rank"` (default): at the end, places are worth +1 (lowest total) down to -1 in
@@ -98,7 +100,8 @@ from the dealer's left; the next card starts the discard pile; the rest is the s
 
 from __future__ import annotations
 
-from card_envs.base import CardGameEnv, env_constructors
+from card_envs.base import CardGameEnv, env_constructors, state_doc
+from card_envs.golf import state as golf_state
 from card_envs.golf import view as golf_view
 from card_envs.golf.rules import GolfRules
 
@@ -112,6 +115,7 @@ class raw_env(CardGameEnv):
 env, raw_env = env_constructors(raw_env)
 
 __doc__ = __doc__.replace("{layout}", golf_view.layout(GolfRules(num_players=2, num_rounds=1)).table())
+__doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", golf_state.table(GolfRules(num_players=2, num_rounds=1))))
 raw_env.__doc__ = __doc__
 
 #: configurations the conformance suite runs (tests/conformance)

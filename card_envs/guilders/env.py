@@ -81,6 +81,8 @@ jokers):
 `env.unwrapped.decode(vector)` returns the `PlayerView` (`card_envs.guilders.view`) a vector
 encodes.
 
+{state}
+
 ## Rewards
 
 `reward_mode="rank"` (default): at the end, places are worth +1 (highest score) down to -1 in
@@ -125,7 +127,8 @@ Stacked decks: `reset(options={"deck": [...]})` makes the list the fan, drawn in
 
 from __future__ import annotations
 
-from card_envs.base import CardGameEnv, env_constructors
+from card_envs.base import CardGameEnv, env_constructors, state_doc
+from card_envs.guilders import state as guilders_state
 from card_envs.guilders import view as guilders_view
 from card_envs.guilders.rules import JOKER_SCORED, MISSED, PENALTY, REFANNED, RESHUFFLED, GuildersRules
 
@@ -142,6 +145,7 @@ class raw_env(CardGameEnv):
 env, raw_env = env_constructors(raw_env)
 
 __doc__ = __doc__.replace("{layout}", guilders_view.layout(GuildersRules()).table())
+__doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", guilders_state.table(GuildersRules())))
 raw_env.__doc__ = __doc__
 
 #: configurations the conformance suite runs (tests/conformance)

@@ -77,6 +77,8 @@ Card ints here are deck indices, not `card_envs.cards` ints: name one with
 `env.unwrapped.rules.card_name(27)` (`"Ts"`; `card_envs.cards.to_str(27)` is `"2h"`), and list
 a mask's indices with `env.unwrapped.rules.cards_of(mask)`.
 
+{state}
+
 ## Rewards
 
 `reward_mode="rank"` (default): at the end, places are worth +1 (lowest total) down to −1 in
@@ -125,7 +127,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from card_envs.base import CardGameEnv, env_constructors
+from card_envs.base import CardGameEnv, env_constructors, state_doc
+from card_envs.guillotine import state as guillotine_state
 from card_envs.guillotine import view as guillotine_view
 from card_envs.guillotine.rules import (
     ACE,
@@ -177,6 +180,7 @@ env, raw_env = env_constructors(raw_env)
 __doc__ = __doc__.replace("{layout}", guillotine_view.LAYOUT.table()).replace(
     "{size}", str(guillotine_view.LAYOUT.size)
 )
+__doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", guillotine_state.table(GuillotineRules())))
 raw_env.__doc__ = __doc__
 
 #: configurations the conformance suite runs (tests/conformance)

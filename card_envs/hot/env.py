@@ -57,6 +57,8 @@ Layout for N = 2:
 
 {layout}
 
+{state}
+
 **Rewards.** `reward_mode="rank"` (default): terminal and zero-sum from the final ranking by game
 total (equal totals tied; with `single_deal`, by that deal's points). `reward_mode="score"`: at
 the end of each scored deal every player gets (its deal points − the table's mean) / 12. A
@@ -92,7 +94,8 @@ do; the rendering shows every revealed choice, each contest's result, the caller
 
 from __future__ import annotations
 
-from card_envs.base import env_constructors
+from card_envs.base import add_parallel_state, env_constructors, state_doc
+from card_envs.hot import state as hot_state
 from card_envs.collector import view as view_mod
 from card_envs.collector.env import raw_env as _collector_raw_env
 from card_envs.collector.parallel import parallel_constructor
@@ -110,8 +113,10 @@ class raw_env(_collector_raw_env):
 
 env, raw_env = env_constructors(raw_env)
 parallel_env, parallel_raw_env = parallel_constructor(raw_env)
+add_parallel_state(parallel_raw_env)  # state() and state_space: the AEC env's underneath
 
 __doc__ = __doc__.replace("{layout}", view_mod.make_layout(2, True).table())
+__doc__ = __doc__.replace("{state}", state_doc("**State (privileged).**", hot_state.table(HotRules())))
 raw_env.__doc__ = __doc__
 
 #: configurations the conformance suite runs (tests/conformance)

@@ -36,7 +36,7 @@ def test_module_follows_the_pettingzoo_convention(module, config):
     env = module.env(**config)
     name = env.metadata["name"]
     assert module.__name__ == f"card_envs.{name}"
-    assert set(env.metadata["render_modes"]) == {"human", "ansi"}
+    assert set(env.metadata["render_modes"]) == {"human", "ansi", "rgb_array"}
     assert "is_parallelizable" in env.metadata
     made = pettingzoo.make("aec", "card_envs/" + name.replace("_v", "-v"), **config)
     made.reset(seed=3)

@@ -1,0 +1,13 @@
+"""Hot's table as a picture: Collector's (:mod:`card_envs.collector.picture`; the two games
+share their engine), with the game totals, the dealer and the last deal's points."""
+
+from __future__ import annotations
+
+from card_envs import pictures as P
+from card_envs.collector import picture as _shared
+from card_envs.collector.picture import public_action  # noqa: F401  every action is a commitment
+
+
+def scene(rules, state, observer: int, private: bool) -> P.Table:
+    """The table seen through ``observer``'s view (see the Collector picture)."""
+    return _shared.scene(rules, state, observer, private, hot=True)
