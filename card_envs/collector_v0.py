@@ -3,8 +3,9 @@
 from card_envs.collector.env import BENCHMARK_CONFIG, CONFORMANCE_CONFIGS, PROCESS_CONFIGS, RARE_BRANCHES, env, parallel_env, parallel_raw_env, raw_env  # noqa: F401
 
 from card_envs._vector_api import vector_constructor
+from card_envs.collector.worlds import sample_world
 
 vector_env = vector_constructor("collector")
 
-__all__ = ["env", "raw_env", "parallel_env", "parallel_raw_env", "vector_env"]
+__all__ = ["env", "raw_env", "parallel_env", "parallel_raw_env", "vector_env", "sample_world"]
 __doc__ = raw_env.__doc__

@@ -10,8 +10,9 @@ from card_envs.fiddlesticks.env import (  # noqa: F401
 )
 
 from card_envs._vector_api import vector_constructor
+from card_envs.fiddlesticks.worlds import sample_world
 
 vector_env = vector_constructor("fiddlesticks")
 
-__all__ = ["env", "raw_env", "vector_env"]
+__all__ = ["env", "raw_env", "vector_env", "sample_world"]
 __doc__ = raw_env.__doc__
