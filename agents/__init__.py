@@ -22,7 +22,14 @@ Specs: ``KIND[:ARG][,FLAG...]``
 ``py:package.module:Class``    any agent class (``py:path/to/file.py:Class`` works too),
                                built as ``Class(seed=seed)`` when it takes ``seed``, else
                                ``Class()``
+``pimc[:KEY=VALUE,...]``       perfect-information Monte Carlo over sampled worlds
+                               (``pimc:worlds=64,rollout=heuristic``, ``pimc:ms=100``)
+``ismcts[:KEY=VALUE,...]``     single-observer ISMCTS (``ismcts:iterations=2000``)
 =============================  =============================================================
+
+The search agents (``agents/search.py``) take comma-separated ``key=value`` options instead of
+flags: ``pimc`` worlds, ms, rollout (random|heuristic), engine (batched|rules), batch;
+``ismcts`` iterations, ms, rollout, c. ``seed`` comes from ``load(spec, seed=...)``.
 
 Flags, for the learned policies (``ppo``, ``rllib``) only:
 
@@ -48,7 +55,9 @@ from agents.base import Agent, RandomAgent, end_game, start_game, table_options
 
 __all__ = ["Agent", "RandomAgent", "end_game", "load", "parse_spec", "start_game", "table_options"]
 
-FORMS = ("random", "heuristic", "ppo", "ppo:PATH", "rllib:PATH", "py:package.module:Class")
+FORMS = ("random", "heuristic", "ppo", "ppo:PATH", "rllib:PATH", "py:package.module:Class",
+         "pimc[:KEY=VALUE,...]", "ismcts[:KEY=VALUE,...]")
+SEARCH = ("pimc", "ismcts")
 FLAGS = ("greedy", "sample", "any_table")
 LEARNED = ("ppo", "rllib")
 _FORMS_TEXT = (f"allowed forms: {', '.join(FORMS)}, with flags ,{' ,'.join(FLAGS)} for ppo and rllib "
@@ -62,6 +71,12 @@ def parse_spec(spec: str) -> tuple[str, str, frozenset[str]]:
     head, *flags = [part.strip() for part in spec.strip().split(",")]
     kind, colon, arg = head.partition(":")
     kind = kind.strip().lower()
+    if kind in SEARCH:  # key=value options, comma-separated: the head's and every later part
+        from agents.search import parse_options
+
+        options = ",".join(p for p in [arg.strip(), *flags] if p)
+        parse_options(kind, options)
+        return kind, options, frozenset()
     if kind not in ("random", "heuristic", "ppo", "rllib", "py"):
         raise ValueError(f"unknown agent spec {spec!r} (unknown kind {kind!r}); {_FORMS_TEXT}")
     if kind in ("random", "heuristic") and colon:
@@ -98,6 +113,10 @@ def load(spec: str, seed: int | None = None) -> Agent:
         from agents.ppo import PPOAgent
 
         return PPOAgent(arg or None, deterministic=deterministic, seed=seed, any_table=any_table)
+    if kind in SEARCH:
+        from agents.search import make
+
+        return make(kind, arg, seed)
     if kind == "rllib":
         from agents.rllib_agent import RLlibAgent
 

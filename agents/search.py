@@ -1,0 +1,499 @@
+"""Search agents for every game: PIMC and single-observer ISMCTS over sampled worlds.
+
+Both decide from the observation alone: each world they search is drawn by the game's
+``card_envs.<game>_v0.sample_world(observation, rng, **options)`` (issue 18's determinization),
+a full rules state in the observer's frame. **The observer is seat 0 of every world**, whatever
+its seat at the real table (observations are seat-relative: each view writes the observer first
+and the others clockwise), so the agent's own reward is always world seat 0's, and a world's
+other seats are the real table's seats counted clockwise from the agent.
+
+    import agents
+    p = agents.load("pimc:worlds=64,rollout=heuristic", seed=0)
+    q = agents.load("pimc:ms=100")                 # as many worlds as fit in 100 ms
+    s = agents.load("ismcts:iterations=2000", seed=0)
+
+**What a simulation scores.** The acting seat's own reward from now to the end of the *game*
+(not the deal), in the table's ``reward_mode``: exactly what the table will pay it, so the
+search optimises what it is scored on. With the default ``reward_mode="rank"`` (what
+``training.evaluate`` scores) that is the terminal rank reward, +1 first to -1 last; with
+``"score"`` it is the sum of the shaped step rewards still to come. A multi-deal game (Golf's
+later rounds, Hot without ``single_deal``, a full Guillotine) is simulated to its end too: the
+deal being played is only part of what decides the rank.
+
+**PIMC** (``"pimc"``): sample W worlds; for each legal action a and world w, play a in w and
+finish the game with the rollout policy; play the action with the highest mean over the worlds
+(ties: the lowest action index). Every world is used for every action (common worlds: the
+comparison between actions is paired). The worlds x actions simulations run together on the
+batched engine (``engine=batched``, the default): ``vector_env(num_envs=W*A)``, each world
+loaded into its A rows (``Kernels.load``, then the row copied, so the A rows of a world also
+share its future shuffles), the first step giving each row its action, later steps the rollout
+policy's, finished rows waiting (``card_envs.vector.WAIT``). ``engine=rules`` runs the same
+simulations one by one on the pure-Python rules engine: the readable reference; with the
+heuristic rollout (deterministic) and no chance event left in the game, both give the same
+returns exactly (tests/agents/test_search.py).
+
+**ISMCTS** (``"ismcts"``): single-observer information-set MCTS (Cowling, Powley & Whitehouse
+2012, SO-ISMCTS). One tree, of the observer's information sets: a node is the sequence of
+actions from the decision (every seat's moves: in SO-ISMCTS the others' actions are treated as
+observed; nodes are shared by every world that reaches them). Each iteration samples a fresh
+world at the root, descends it choosing, at every node, among the actions legal *in that world*
+by UCB with availability counts (``mean + c * sqrt(ln(availability) / visits)``, where
+availability counts the visits of the parent in which the action was legal), the seat to move
+maximising its own mean reward, adds one node, finishes the game with the rollout policy and
+backs up every seat's return (each node keeps the return of the seat that moved into it). The
+decision is the most visited root action (ties: the lowest index).
+
+**Rollout policies**: ``random`` (uniform over the legal actions; on the batched engine drawn
+by ``sample_actions`` at compiled speed) or ``heuristic`` (``agents/heuristics``: every seat of
+the world plays the rule-based player, which decides from that seat's decoded observation; a
+Python call per move, so far costlier). Measured costs: ``benchmarks/bench_search.py``.
+
+**Budgets**, per decision: PIMC ``worlds=W`` (exact: W worlds for every legal action) and/or
+``ms=M`` (worlds in batches of ``batch`` until the next batch would overrun M milliseconds;
+at least one batch; with ``worlds`` too, whichever comes first); ISMCTS ``iterations=K`` (exact)
+and/or ``ms=M`` (iterations until M ms have passed; at least one). An iteration or world budget
+is deterministic: the same seed, observation sequence and options give the same choices on any
+machine. A millisecond budget is not (how much fits depends on the machine and its load). A
+decision with one legal action is played without search (and without drawing from the rng).
+
+**Randomness**: everything comes from the agent's generator ``numpy.random.default_rng(seed)``
+(``agents.load(spec, seed=...)``): the worlds, the engine's row generators, the rollouts.
+
+**The table's options** come through the protocol's ``start_game(env_name, config, agent)``
+hook (``agents/base.py``): the worlds are sampled with exactly those options (hand sizes,
+decks, the reward mode, ...). ``act`` before ``start_game`` for that game is a ValueError: the
+defaults could be wrong for this table and a world of the wrong table is a wrong search.
+
+Spec keys (``agents.load("pimc:KEY=VALUE,KEY=VALUE")``, see :data:`KEYS`); an unknown key or a
+bad value is a ValueError naming the allowed keys and values.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from card_envs.scoring import rank_rewards
+
+#: the spec keys of each search agent: key -> (kind of value, default, help)
+KEYS: dict[str, dict[str, tuple[Any, Any, str]]] = {
+    "pimc": {
+        "worlds": (int, 64, "worlds per decision (each legal action simulated in each)"),
+        "ms": (float, None, "milliseconds per decision (worlds in batches until the time is up)"),
+        "rollout": (("random", "heuristic"), "random", "the policy that finishes each simulated game"),
+        "engine": (("batched", "rules"), "batched", "the batched engine or the rules engine (reference)"),
+        "batch": (int, 8, "worlds per batch under a ms budget"),
+    },
+    "ismcts": {
+        "iterations": (int, 2000, "iterations (one sampled world each) per decision"),
+        "ms": (float, None, "milliseconds per decision"),
+        "rollout": (("random", "heuristic"), "random", "the policy at the leaves"),
+        "c": (float, 0.7, "UCB exploration constant (rewards of the rank mode lie in [-1, 1])"),
+    },
+}
+KINDS = tuple(KEYS)
+
+
+def _keys_text(kind: str) -> str:
+    parts = []
+    for key, (kind_of, default, _) in KEYS[kind].items():
+        allowed = "|".join(kind_of) if isinstance(kind_of, tuple) else kind_of.__name__
+        parts.append(f"{key}={allowed} (default {default})")
+    return ", ".join(parts)
+
+
+def parse_options(kind: str, text: str | None) -> dict[str, Any]:
+    """``"worlds=64,rollout=heuristic"`` -> ``{"worlds": 64, "rollout": "heuristic", ...}``, the
+    defaults filled in. Items are comma-separated ``key=value`` pairs; a bad key or value is a
+    ValueError naming the allowed keys. When ``ms`` is given without the count key (``worlds``
+    or ``iterations``), the count is unbounded: the time alone ends the search."""
+    if kind not in KEYS:
+        raise ValueError(f"unknown search agent {kind!r}; search agents: {', '.join(KINDS)}")
+    given: dict[str, Any] = {}
+    for item in [p.strip() for p in (text or "").split(",")]:
+        if not item:
+            continue
+        key, eq, value = item.partition("=")
+        key, value = key.strip().lower(), value.strip()
+        if not eq or key not in KEYS[kind]:
+            what = f"unknown key {key!r}" if eq else f"{item!r} is not KEY=VALUE"
+            raise ValueError(f"{kind} spec: {what}; {kind} takes {_keys_text(kind)}")
+        if key in given:
+            raise ValueError(f"{kind} spec: {key!r} given twice")
+        kind_of = KEYS[kind][key][0]
+        if isinstance(kind_of, tuple):
+            if value.lower() not in kind_of:
+                raise ValueError(f"{kind} spec: {key}={value!r}; allowed: {', '.join(kind_of)}")
+            given[key] = value.lower()
+            continue
+        try:
+            number = kind_of(value)
+        except ValueError:
+            raise ValueError(f"{kind} spec: {key}={value!r} is not a {kind_of.__name__}; {kind} takes {_keys_text(kind)}") from None
+        if not (number > 0 and math.isfinite(number)):
+            raise ValueError(f"{kind} spec: {key} must be positive, got {value!r}")
+        given[key] = number
+    options = {key: default for key, (_, default, _) in KEYS[kind].items()}
+    count = "worlds" if kind == "pimc" else "iterations"
+    if "ms" in given and count not in given:
+        options[count] = None
+    options.update(given)
+    return options
+
+
+# --------------------------------------------------------------------------- one table
+@functools.lru_cache(maxsize=32)
+def _table(env_name: str, config_json: str) -> "Table":
+    return Table(env_name, json.loads(config_json))
+
+
+def table_for(env_name: str, config: dict) -> "Table":
+    """The (cached) :class:`Table` of a game and its options."""
+    return _table(env_name, json.dumps(config, sort_keys=True, default=repr))
+
+
+class Table:
+    """What a search needs of one game at one table: its rules, its observation codec, its
+    ``sample_world``, the heuristic and the batched engine (built once per row count)."""
+
+    def __init__(self, env_name: str, options: dict[str, Any]):
+        import card_envs
+
+        if env_name not in card_envs.ENVIRONMENTS:
+            raise ValueError(f"unknown game {env_name!r}; games: {', '.join(card_envs.ENVIRONMENTS)}")
+        self.env_name = env_name
+        self.options = dict(options)
+        self.module = card_envs.ENVIRONMENTS[env_name]
+        self.env = self.module.raw_env(**self.options)  # its rules and codec only: no game is played in it
+        self.rules = self.env.rules
+        self.num_players = self.rules.num_players
+        self.rank_mode = self.rules.reward_mode == "rank"
+        self.heuristic = importlib.import_module(f"agents.heuristics.{env_name.rsplit('_v', 1)[0]}").choose
+        self._venvs: dict[int, Any] = {}
+        self._warm = False
+
+    def sample_world(self, x: np.ndarray, rng: np.random.Generator):
+        world = self.module.sample_world(x, rng, **self.options)
+        if world.current_player != 0:  # the observer acts, and the observer is the world's seat 0
+            raise AssertionError(f"{self.env_name}: a sampled world has seat {world.current_player} to act, not the observer (0)")
+        return world
+
+    def venv(self, rows: int):
+        """A batched engine of this table with ``rows`` games (kept: allocation costs)."""
+        v = self._venvs.get(rows)
+        if v is None:
+            if len(self._venvs) >= 16:
+                self._venvs.pop(next(iter(self._venvs)))
+            v = self._venvs[rows] = self.module.vector_env(num_envs=rows, **self.options)
+        return v
+
+    def warm_up(self) -> None:
+        """Load the batched engine's compiled kernels (numba's cache) now, by playing one random
+        game to its end and beyond, not in the first timed decision."""
+        if self._warm:
+            return
+        from card_envs.vector import WAIT
+
+        v = self.venv(1)
+        v.reset(seed=0)
+        v.step(np.full(1, WAIT, dtype=np.int64))
+        for _ in range(100_000):
+            _, _, term, trunc, _ = v.step(v.sample_actions())
+            if term[0] or trunc[0]:
+                break
+        v.step(v.sample_actions())
+        self._warm = True
+
+    def heuristic_action(self, x: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        """The heuristic's choice from an observation vector (as ``HeuristicAgent.act`` makes it)."""
+        return int(self.heuristic(self.env.decode(x), mask, self.rules, rng))
+
+    # ------------------------------------------------------------------ the rules engine
+    def play_out(self, state, rollout: str, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        """Finish ``state`` (in place) with the rollout policy: every seat's reward from now to the
+        game's end, in the table's reward mode, and the number of steps played."""
+        rules = self.rules
+        ret = np.zeros(self.num_players)
+        steps = 0
+        while not (state.terminated or state.truncated):
+            mask = rules.legal_mask(state)
+            if rollout == "random":
+                legal = np.flatnonzero(mask)
+                a = int(legal[rng.integers(len(legal))])
+            else:
+                a = self.heuristic_action(self.env._encode(state, state.current_player), mask, rng)
+            steps += 1
+            if self._apply(state, a, ret):
+                break
+        return ret, steps
+
+    def _apply(self, state, action: int, ret: np.ndarray) -> bool:
+        """One step on the rules engine, its rewards added to ``ret`` as the env pays them;
+        True when the game is over (the rank rewards then added in the rank mode)."""
+        shaped = self.rules.apply(state, action)
+        if shaped is not None and not self.rank_mode:
+            ret += shaped
+        if state.terminated or state.truncated:
+            if self.rank_mode:
+                ret += rank_rewards(self.rules.ranks(state))
+            return True
+        return False
+
+
+# ------------------------------------------------------------------------- simulations
+def simulate_rules(table: Table, worlds: list, actions: np.ndarray, rollout: str, rng: np.random.Generator):
+    """The reference: ``(W, A)`` returns of seat 0 for playing ``actions[a]`` in ``worlds[w]``
+    and finishing with the rollout policy, one simulation at a time on the rules engine; and
+    the number of steps simulated."""
+    out = np.zeros((len(worlds), len(actions)))
+    steps = 0
+    for w, world in enumerate(worlds):
+        for j, a in enumerate(actions):
+            s = world.copy()
+            ret = np.zeros(table.num_players)
+            if not table._apply(s, int(a), ret):
+                more, k = table.play_out(s, rollout, rng)
+                ret += more
+                steps += k
+            steps += 1
+            out[w, j] = ret[0]
+    return out, steps
+
+
+def simulate_batched(table: Table, worlds: list, actions: np.ndarray, rollout: str, rng: np.random.Generator):
+    """The same ``(W, A)`` returns (and step count) as :func:`simulate_rules`, the W x A games
+    stepped together on the batched engine (see the module docstring)."""
+    from card_envs.vector import WAIT
+
+    W, A = len(worlds), len(actions)
+    n = W * A
+    venv = table.venv(n)
+    venv.reset(seed=int(rng.integers(1 << 62)))  # every row's generator, from the agent's rng
+    kernels, arrays = venv.kernels, venv.arrays
+    for w, world in enumerate(worlds):
+        kernels.load(arrays, w * A, world)
+    source = np.repeat(np.arange(W) * A, A)
+    for arr in arrays.values():  # each world's row copied to its A rows (its generator too)
+        arr[:] = arr[source]
+    waiting = np.full(n, WAIT, dtype=np.int64)
+    obs = venv.step(waiting)[0]  # a step where nothing moves: the masks of the loaded games
+    acts = np.tile(np.asarray(actions, dtype=np.int64), W)
+    if rollout == "random":
+        venv.sample_actions(rng)  # seeds the sampler's row generators from the agent's rng
+    ret = np.zeros(n)
+    done = np.zeros(n, dtype=bool)
+    steps = 0
+    while True:
+        steps += int(n - done.sum())
+        obs, rewards, term, trunc, _ = venv.step(acts)
+        ret += rewards[:, 0]  # waiting rows are paid nothing
+        done |= term
+        done |= trunc
+        if done.all():
+            break
+        if rollout == "random":
+            acts[:] = venv.sample_actions()
+        else:
+            x, mask = obs["observation"], obs["action_mask"]
+            for r in np.flatnonzero(~done):
+                acts[r] = table.heuristic_action(x[r], mask[r], rng)
+        acts[done] = WAIT
+    return ret.reshape(W, A), steps
+
+
+# ----------------------------------------------------------------------------- ISMCTS
+class _Node:
+    """An information set of the observer's tree: the actions from the decision to here."""
+
+    __slots__ = ("children", "visits", "avail", "total")
+
+    def __init__(self):
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0  # the summed return of the seat that moved into this node
+
+
+def ismcts_search(table: Table, x: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
+                  iterations: int | None, deadline: float | None, rollout: str, c: float) -> tuple[_Node, int]:
+    """The SO-ISMCTS tree after the budget (see the module docstring); and the steps simulated."""
+    rules = table.rules
+    root = _Node()
+    steps = 0
+    it = 0
+    while True:
+        if iterations is not None and it >= iterations:
+            break
+        if deadline is not None and it > 0 and time.perf_counter() >= deadline:
+            break
+        it += 1
+        state = table.sample_world(x, rng)
+        ret = np.zeros(table.num_players)
+        node = root
+        path: list[tuple[_Node, int]] = []
+        over = False
+        while True:
+            legal = np.flatnonzero(mask if node is root else rules.legal_mask(state)).tolist()
+            seat = state.current_player
+            children = node.children
+            untried = [a for a in legal if a not in children]
+            for a in legal:
+                child = children.get(a)
+                if child is not None:
+                    child.avail += 1
+            if untried:
+                a = untried[int(rng.integers(len(untried)))]
+                child = children[a] = _Node()
+                child.avail = 1
+            else:
+                log_n = [math.log(children[a].avail) for a in legal]
+                best, a = -math.inf, legal[0]
+                for b, ln in zip(legal, log_n):
+                    ch = children[b]
+                    score = ch.total / ch.visits + c * math.sqrt(ln / ch.visits)
+                    if score > best:
+                        best, a = score, b
+                child = children[a]
+            path.append((child, seat))
+            steps += 1
+            over = table._apply(state, a, ret)
+            node = child
+            if over or untried:
+                break
+        if not over:
+            more, k = table.play_out(state, rollout, rng)
+            ret += more
+            steps += k
+        for child, seat in path:
+            child.visits += 1
+            child.total += ret[seat]
+    return root, steps
+
+
+# ------------------------------------------------------------------------------ agents
+class SearchAgent:
+    """What both search agents share: the protocol's hooks, the table, the budget, the stats."""
+
+    kind = ""
+
+    def __init__(self, seed: int | None = None, **options: Any):
+        text = ",".join(f"{k}={v}" for k, v in options.items())
+        self.options = parse_options(self.kind, text)
+        self.name = self.kind + (f":{text}" if text else "")
+        self.rng = np.random.default_rng(seed)
+        self._configs: dict[str, dict] = {}
+        #: the last searched decision: {"ms", "steps", "worlds" or "iterations"}
+        self.last: dict[str, float] = {}
+        #: totals over every searched decision of this agent
+        self.stats = {"decisions": 0, "seconds": 0.0, "steps": 0, "samples": 0}
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def start_game(self, env_name: str, config: dict | None, agent: str | None = None) -> None:
+        """The protocol's hook: the table's options, with which every world is sampled."""
+        config = {k: v for k, v in dict(config or {}).items() if k != "render_mode"}
+        self._configs[env_name] = config
+        t = table_for(env_name, config)
+        if self.kind == "pimc" and self.options["engine"] == "batched":
+            t.warm_up()
+
+    def end_game(self, observation: dict, reward: float, info: dict) -> None:
+        """Nothing to learn from a result: each decision is searched afresh."""
+
+    def table(self, env_name: str) -> Table:
+        if env_name not in self._configs:
+            raise ValueError(
+                f"{self.kind} needs the table's options to sample worlds: call "
+                f"agents.base.start_game(agent, {env_name!r}, config, seat) before act "
+                "(every runner of this project does)"
+            )
+        return table_for(env_name, self._configs[env_name])
+
+    def act(self, observation: dict, agent: str, env_name: str) -> int:
+        mask = np.asarray(observation["action_mask"])
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError(f"{agent} has no legal action: act() is only for the agent to act")
+        t = self.table(env_name)
+        from card_envs.determinization import observation_vector
+
+        x = observation_vector(observation, t.env.observation_layout.size, env_name)
+        if len(legal) == 1:
+            return int(legal[0])
+        start = time.perf_counter()
+        action, steps, samples = self._search(t, x, mask, legal, start)
+        seconds = time.perf_counter() - start
+        self.last = {"ms": 1000 * seconds, "steps": steps, "samples": samples}
+        for k, v in (("decisions", 1), ("seconds", seconds), ("steps", steps), ("samples", samples)):
+            self.stats[k] += v
+        if not mask[action]:
+            raise AssertionError(f"{self.kind} chose illegal action {action}")
+        return int(action)
+
+    def _search(self, t: Table, x, mask, legal, start) -> tuple[int, int, int]:
+        raise NotImplementedError
+
+
+class PIMCAgent(SearchAgent):
+    """Perfect-information Monte Carlo (see the module docstring)."""
+
+    kind = "pimc"
+
+    def evaluate(self, t: Table, x: np.ndarray, legal: np.ndarray, start: float | None = None):
+        """``(values, worlds, steps)``: each legal action's mean return over the sampled worlds."""
+        o = self.options
+        simulate = simulate_batched if o["engine"] == "batched" else simulate_rules
+        total = np.zeros(len(legal))
+        worlds = steps = 0
+        deadline = None if o["ms"] is None else (start if start is not None else time.perf_counter()) + o["ms"] / 1000
+        while True:
+            want = o["worlds"] - worlds if o["worlds"] is not None else o["batch"]
+            if deadline is not None:
+                want = min(want, o["batch"])
+            began = time.perf_counter()
+            batch = [t.sample_world(x, self.rng) for _ in range(want)]
+            returns, k = simulate(t, batch, legal, o["rollout"], self.rng)
+            total += returns.sum(axis=0)
+            worlds += want
+            steps += k
+            if o["worlds"] is not None and worlds >= o["worlds"]:
+                break
+            if deadline is not None:
+                now = time.perf_counter()
+                if now + (now - began) > deadline:  # the next batch would overrun
+                    break
+        return total / worlds, worlds, steps
+
+    def _search(self, t, x, mask, legal, start):
+        values, worlds, steps = self.evaluate(t, x, legal, start)
+        return int(legal[int(np.argmax(values))]), steps, worlds
+
+
+class ISMCTSAgent(SearchAgent):
+    """Single-observer information-set MCTS (see the module docstring)."""
+
+    kind = "ismcts"
+
+    def _search(self, t, x, mask, legal, start):
+        o = self.options
+        deadline = None if o["ms"] is None else start + o["ms"] / 1000
+        root, steps = ismcts_search(t, x, mask, self.rng, o["iterations"], deadline, o["rollout"], o["c"])
+        visits = [root.children[a].visits if a in root.children else 0 for a in legal.tolist()]
+        return int(legal[int(np.argmax(visits))]), steps, sum(visits)
+
+
+AGENTS = {"pimc": PIMCAgent, "ismcts": ISMCTSAgent}
+
+
+def make(kind: str, text: str | None, seed: int | None = None) -> SearchAgent:
+    """The search agent of a spec's kind and ``key=value`` text (``agents.load`` calls it)."""
+    items = [p.strip() for p in (text or "").split(",") if p.strip()]
+    parse_options(kind, text)  # a bad key or value is refused before anything is built
+    return AGENTS[kind](seed=seed, **dict(p.split("=", 1) for p in items))

@@ -1,0 +1,195 @@
+"""The search agents (agents/search.py): specs, legal play in every game, blindness to hidden
+cards, budgets, determinism, and the batched simulation against the rules-engine reference."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+import card_envs
+from agents.base import start_game
+from agents.search import ISMCTSAgent, PIMCAgent, parse_options, simulate_batched, simulate_rules, table_for
+
+CONFIGS = Path(__file__).resolve().parents[2] / "training" / "configs"
+GAMES = list(card_envs.ENVIRONMENTS)
+FAST = {"pimc": "pimc:worlds=3", "ismcts": "ismcts:iterations=12"}
+
+
+def table_of(name: str) -> dict:
+    """The table the shipped PPO policy plays (two seats, one deal or round where the game allows)."""
+    return dict(json.loads((CONFIGS / f"{name}.json").read_text()).get("env_config") or {})
+
+
+def decisions(name: str, config: dict, seed: int, every: int = 1, limit: int = 6):
+    """(env, agent, observation) at up to ``limit`` decisions with two or more legal actions of a
+    game of random play (every ``every``-th such decision)."""
+    env = card_envs.ENVIRONMENTS[name].raw_env(**config)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    found = k = 0
+    for agent in env.agent_iter(100_000):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        if len(legal) > 1:
+            if k % every == 0:
+                yield env, agent, obs
+                found += 1
+                if found >= limit:
+                    return
+            k += 1
+        env.step(int(legal[rng.integers(len(legal))]))
+
+
+def ready(spec: str, name: str, config: dict, seed: int = 0):
+    player = agents.load(spec, seed=seed)
+    start_game(player, name, config, "player_0")
+    return player
+
+
+# ------------------------------------------------------------------------------ specs
+def test_specs_parse_with_commas_and_bad_ones_name_the_allowed_keys():
+    p = agents.load("pimc:worlds=64,rollout=heuristic", seed=1)
+    assert isinstance(p, PIMCAgent)
+    assert p.options == {"worlds": 64, "ms": None, "rollout": "heuristic", "engine": "batched", "batch": 8}
+    assert agents.parse_spec("pimc:worlds=64,rollout=heuristic") == ("pimc", "worlds=64,rollout=heuristic", frozenset())
+    assert agents.load("pimc,rollout=random").options["rollout"] == "random"  # no colon, options as the later parts
+    assert agents.load("pimc:ms=100").options["worlds"] is None, "a time budget alone: no world cap"
+    i = agents.load("ismcts:iterations=2000")
+    assert isinstance(i, ISMCTSAgent) and i.options["iterations"] == 2000 and i.options["ms"] is None
+    assert parse_options("ismcts", "ms=50,iterations=10") == {"iterations": 10, "ms": 50.0, "rollout": "random", "c": 0.7}
+    for bad, match in [("pimc:depth=3", "worlds="), ("pimc:worlds=0", "positive"), ("pimc:worlds=many", "not a int"),
+                       ("pimc:rollout=smart", "random, heuristic"), ("pimc:worlds=4,greedy", "not KEY=VALUE"),
+                       ("ismcts:worlds=3", "iterations="), ("pimc:worlds=3,worlds=4", "twice"),
+                       ("ismcts:c=nan", "positive")]:
+        with pytest.raises(ValueError, match=match):
+            agents.load(bad)
+
+
+def test_act_before_start_game_is_a_clear_error():
+    env = card_envs.golf_v0.raw_env(num_players=2, num_rounds=1)
+    env.reset(seed=0)
+    for spec in FAST.values():
+        with pytest.raises(ValueError, match="start_game"):
+            agents.load(spec).act(env.observe(env.agent_selection), env.agent_selection, "golf_v0")
+
+
+# ------------------------------------------------------------------------ legal play
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("kind", ["pimc", "ismcts"])
+def test_the_search_agents_choose_only_legal_actions_in_every_game(name, kind):
+    """Whole games on raw_env (which raises on an illegal action): the searcher in seat 0 then
+    seat 1, the heuristic elsewhere, at the default table and at the shipped policies' table."""
+    searched = 0
+    for config, seat in ((table_of(name), 0), ({}, 1)):
+        env = card_envs.ENVIRONMENTS[name].raw_env(**config)
+        player, other = ready(FAST[kind], name, config, seed=3), agents.load("heuristic")
+        start_game(other, name, config, "player_0")
+        env.reset(seed=11)
+        budget = 4  # searched decisions per game (then the heuristic finishes it)
+        for agent in env.agent_iter(100_000):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            mine = agent == env.possible_agents[seat] and budget > 0
+            action = (player if mine else other).act(obs, agent, name)
+            if mine and obs["action_mask"].sum() > 1:
+                budget -= 1
+                searched += 1
+            env.step(action)
+    assert searched > 0
+
+
+# ------------------------------------------------------------------- hidden information
+@pytest.mark.parametrize("name", GAMES)
+def test_the_choice_does_not_change_when_only_hidden_cards_change(name):
+    config = table_of(name)
+    rules = card_envs.ENVIRONMENTS[name].raw_env(**config).rules
+    rng = np.random.default_rng(0)
+    changed = 0
+    for env, agent, obs in decisions(name, config, seed=2, every=3, limit=3):
+        seat = env.possible_agents.index(agent)
+        original = env.game_state
+        firsts = [ready(spec, name, config, seed=5).act(obs, agent, name) for spec in FAST.values()]
+        env.game_state = rules.resample_hidden(original, seat, rng)
+        env._mask = None
+        again = env.observe(agent)
+        assert again["observation"].tobytes() == obs["observation"].tobytes()
+        changed += rules.zones(env.game_state) != rules.zones(original)  # the hidden cards did move
+        assert [ready(spec, name, config, seed=5).act(again, agent, name) for spec in FAST.values()] == firsts
+        env.game_state = original
+        env._mask = None
+    assert changed > 0, "the control: resample_hidden changed nothing, so the test proved nothing"
+
+
+# --------------------------------------------------------------------------- budgets
+def test_budgets_in_worlds_and_iterations_are_exact_and_milliseconds_are_kept():
+    name, config = "golf_v0", table_of("golf_v0")
+    env, agent, obs = next(decisions(name, config, seed=4))
+    for spec, samples in (("pimc:worlds=5", 5), ("pimc:worlds=5,engine=rules", 5), ("ismcts:iterations=37", 37)):
+        player = ready(spec, name, config)
+        player.act(obs, agent, name)
+        assert player.last["samples"] == samples, spec
+    for spec in ("pimc:ms=40", "ismcts:ms=40"):
+        player = ready(spec, name, config)
+        player.act(obs, agent, name)  # warm: the first decision may import and load kernels
+        player.act(obs, agent, name)
+        assert player.last["samples"] >= 1
+        assert player.last["ms"] < 40 * 2.5 + 30, f"{spec} took {player.last['ms']:.0f} ms"
+
+
+# ----------------------------------------------------------------------- determinism
+@pytest.mark.parametrize("spec", ["pimc:worlds=4", "pimc:worlds=2,rollout=heuristic", "ismcts:iterations=20"])
+def test_the_same_seed_gives_the_same_choices(spec):
+    name, config = "hot_v0", table_of("hot_v0")
+    points = list(decisions(name, config, seed=6, limit=5))
+    a, b = ready(spec, name, config, seed=9), ready(spec, name, config, seed=9)
+    first = [a.act(obs, agent, name) for _, agent, obs in points]
+    assert [b.act(obs, agent, name) for _, agent, obs in points] == first
+    other = ready(spec, name, config, seed=10)
+    [other.act(obs, agent, name) for _, agent, obs in points]
+    assert other.stats["steps"] != a.stats["steps"], "the control: another seed simulates other games"
+
+
+# ------------------------------------------------------------- batched vs the reference
+@pytest.mark.parametrize("name", ["golf_v0", "fiddlesticks_v0", "guillotine_v0", "collector_v0", "hot_v0"])
+def test_the_batched_engine_gives_the_reference_returns_when_deterministic(name):
+    """The heuristic rollout is deterministic and no chance event is left in these one-deal
+    games once the world is dealt, so the batched W x A simulations must give the rules
+    engine's returns (to float32, the batched engine's reward type), step counts included."""
+    config = table_of(name)
+    t = table_for(name, config)
+    rng = np.random.default_rng(1)
+    for _, _, obs in decisions(name, config, seed=8, every=4, limit=2):
+        x = obs["observation"]
+        legal = np.flatnonzero(obs["action_mask"])
+        worlds = [t.sample_world(x, rng) for _ in range(3)]
+        ref, ref_steps = simulate_rules(t, [w.copy() for w in worlds], legal, "heuristic", np.random.default_rng(0))
+        got, steps = simulate_batched(t, worlds, legal, "heuristic", np.random.default_rng(0))
+        assert got.shape == (3, len(legal))
+        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-6)  # the batched engine pays float32
+        assert steps == ref_steps
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", GAMES)
+def test_random_rollouts_agree_in_the_mean_between_the_engines(name):
+    """Random rollouts draw from different generators on the two engines: their mean returns
+    over many worlds agree within sampling error (4 standard errors)."""
+    config = table_of(name)
+    t = table_for(name, config)
+    _, _, obs = next(decisions(name, config, seed=3))
+    legal = np.flatnonzero(obs["action_mask"])
+    rng = np.random.default_rng(2)
+    worlds = [t.sample_world(obs["observation"], rng) for _ in range(300)]
+    ref, _ = simulate_rules(t, [w.copy() for w in worlds], legal, "random", np.random.default_rng(0))
+    got, _ = simulate_batched(t, worlds, legal, "random", np.random.default_rng(0))
+    se = np.sqrt((ref.var(axis=0) + got.var(axis=0)) / len(worlds)) + 1e-9
+    assert np.all(np.abs(ref.mean(axis=0) - got.mean(axis=0)) < 4 * se + 1e-6)
