@@ -94,17 +94,31 @@ class MaskedPolicy:
 
     def choose(self, x: np.ndarray, mask: np.ndarray, deterministic: bool = True,
                rng: np.random.Generator | None = None) -> int:
-        """A legal action: the most probable one, or a sample from the masked softmax."""
+        """A legal action: the most probable one, or a sample from the masked softmax (one
+        game's :meth:`choose_batch`, so a policy plays the same alone and in a batch)."""
         legal = np.asarray(mask).astype(bool)
         if not legal.any():
             raise ValueError("no legal action: the mask is all zeros (act() is only for the agent to act)")
+        rng = rng if rng is not None else np.random.default_rng()
+        return int(self.choose_batch(np.asarray(x, dtype=np.float32)[None], legal[None], deterministic, rng)[0])
+
+    def choose_batch(self, x: np.ndarray, masks: np.ndarray, deterministic: bool = True,
+                     rng: np.random.Generator | None = None) -> np.ndarray:
+        """``(k,)`` legal actions for ``k`` observations (rows of ``x``) and their masks: the
+        argmax of the masked logits, or samples from the masked softmax (float64), one uniform
+        number per row from ``rng`` by inverse CDF — as ``rng.choice(A, p=p)`` draws for one row."""
+        legal = np.asarray(masks).astype(bool)
         z = np.where(legal, self.logits(x).astype(np.float64), -np.inf)
         if deterministic:
-            return int(np.argmax(z))
-        p = np.exp(z - z.max())
-        p /= p.sum()
+            return np.argmax(z, axis=1)
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        cdf = np.cumsum(p, axis=1)
+        cdf /= cdf[:, -1:]
         rng = rng if rng is not None else np.random.default_rng()
-        return int(rng.choice(len(p), p=p))
+        u = rng.random(len(cdf))
+        return np.minimum((cdf <= u[:, None]).sum(axis=1), cdf.shape[1] - 1)
 
     # ------------------------------------------------------------------ to and from files
     def arrays(self) -> dict[str, np.ndarray]:

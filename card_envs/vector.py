@@ -9,6 +9,7 @@
     obs["action_mask"]       # (N, A) int8
     obs["current_player"]    # (N,) int64: the seat to act in each game
     obs, rewards, terminations, truncations, infos = venv.step(actions)   # actions: (N,) ints
+                             # (vector.WAIT = -1: that game does not move in this step)
     rewards                  # (N, num_players) float32: every seat's reward from this step
     venv.observe(seats)      # (N, D) float32: each game's observation from the given seat
     venv.sample_actions(rng) # (N,) uniformly random legal actions
@@ -202,13 +203,28 @@ class GameKernels:
         final_results(self.points(arrays), rows, self.LOWER_IS_BETTER, scores, ranks, self._rank_buf)
 
 
+#: ``VectorEnv.step``'s action for a game that does not move in this step
+WAIT = -1
+
+
 @njit(cache=True)
 def _first_illegal(mask, actions):
     for g in range(actions.shape[0]):
         a = actions[g]
+        if a == WAIT:
+            continue
         if a < 0 or a >= mask.shape[1] or mask[g, a] == 0:
             return g
     return -1
+
+
+@njit(cache=True, inline="always")
+def wait_row(rewards, terminated, truncated, g):
+    """A game that waits in this step (its action is ``WAIT``): nothing moves, nobody is paid."""
+    for p in range(rewards.shape[1]):
+        rewards[g, p] = 0.0
+    terminated[g] = False
+    truncated[g] = False
 
 
 @njit(cache=True, inline="always")
@@ -359,7 +375,10 @@ class VectorEnv:
 
     # ------------------------------------------------------------------------------ step
     def step(self, actions: Any):
-        """One action in every game (``actions[i]`` for game i's player to act)."""
+        """One action in every game (``actions[i]`` for game i's player to act), or ``WAIT`` (-1)
+        for a game that does not move in this step: its state stays as it is, its rewards are 0
+        and it is neither terminated nor truncated (a learner's games wait while the opponents of
+        other games move, ``training/batched.py``)."""
         if not self._ready:
             raise RuntimeError("reset() needs to be called before step")
         acts = self._check_actions(actions)

@@ -85,6 +85,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from training.config import train_env_config
+
 META_FILE = "card_envs.json"  # written into every checkpoint folder: what the policy plays
 MAIN = "main"
 
@@ -326,9 +328,7 @@ class SeatMapping:
 # ======================================================================= configuration
 def resolve(env_name: str, config: str | Path | dict | None, **flags: Any) -> dict:
     """The SB3 harness's configuration resolution, plus ``"backend"`` and the ``"rllib"`` section."""
-    from training.train import resolve_config
-
-    from training.train import config_overrides
+    from training.config import config_overrides, resolve_config
 
     user = None
     if config is not None:
@@ -349,18 +349,15 @@ def resolve(env_name: str, config: str | Path | dict | None, **flags: Any) -> di
 
 def rllib_ppo(cfg: dict) -> dict:
     """The PPO settings this backend uses: ``ppo`` with ``rllib.ppo`` laid over it."""
-    from training.train import deep_merge
+    from training.config import deep_merge
 
     return deep_merge(cfg["ppo"], cfg["rllib"].get("ppo") or {})
 
 
-def train_env_config(cfg: dict) -> dict:
-    """The training games' options: ``env_config`` with ``train_env_config`` laid over it."""
-    return {**cfg["env_config"], **(cfg.get("train_env_config") or {})}
 
 
 def _opponent_pool(cfg: dict) -> tuple[list[str], list[float] | None]:
-    from training.train import heuristic_available
+    from training.opponents import heuristic_available
 
     specs = list(cfg["opponents"])
     weights = cfg.get("opponent_weights")
@@ -576,7 +573,7 @@ def _scalars(result: dict) -> dict[str, float]:
 
 
 def _fmt(row: dict, who: str = "RLlib PPO") -> str:
-    from training.train import _fmt as fmt
+    from training.runs import fmt_row as fmt
 
     return fmt(row, who)
 
@@ -617,8 +614,10 @@ def train_rllib(
                          "pip install -e '.[distributed]'") from None
 
     from training.evaluate import evaluate_against
-    from training.train import (Clock, _with_players, heuristic_available, parse_opponents, read_run,
-                                requested_changes, resume_config, write_eval_rows)
+    from training.config import read_run, requested_changes, resume_config
+    from training.config import with_players as _with_players
+    from training.opponents import heuristic_available, parse_opponents
+    from training.runs import Clock, write_eval_rows
 
     started = time.monotonic()
     opponents = parse_opponents(opponents)

@@ -1,5 +1,10 @@
 """A gymnasium single-agent view of any card_envs game, for SB3 and sb3-contrib's MaskablePPO.
 
+This is the single-game path: one Python game per environment. The harness trains on the batched
+engine instead (``training/batched.py``, the same view for a whole batch, tested against this one
+step for step); this view stays for ``--vec-env subproc|dummy``, for games or agents outside the
+batched engine, and as the readable reference of the reward attribution below.
+
     from training.single_agent import SingleAgentEnv
     env = SingleAgentEnv("golf_v0", {"num_players": 2, "num_rounds": 1}, opponents=["random", "heuristic"])
     obs, info = env.reset(seed=0)

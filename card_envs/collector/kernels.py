@@ -44,7 +44,7 @@ from numba import njit, prange
 
 from card_envs.collector import view as set_view
 from card_envs.collector.engine import ACQUIRE, DRAW_TWO, NUM_RANKS, OVER, PLAY, SetState
-from card_envs.vector import GameKernels, randbelow, shuffle, threaded
+from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
 
 DECK_SIZE = 52
 # fields of ``row``
@@ -459,13 +459,19 @@ def _step_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, d
 @njit(cache=True)
 def step_serial(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
     for g in range(actions.shape[0]):
-        _step_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+        else:
+            _step_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
 
 
 @njit(cache=True, parallel=True)
 def step_parallel(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
     for g in prange(actions.shape[0]):
-        _step_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+        else:
+            _step_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
 
 
 @njit(cache=True, inline="always")

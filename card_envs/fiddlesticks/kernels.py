@@ -48,7 +48,7 @@ from card_envs.fiddlesticks.rules import (
     FiddlesticksRules,
     FiddlesticksState,
 )
-from card_envs.vector import GameKernels, randbelow, shuffle, threaded
+from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
 
 # fields of ``row``
 (PHASE, CUR, DEALER, FIRST, TURNS, TERMINATED, TRUNCATED, STOCK_LEN, PILE_LEN, CLEARED_LEN,
@@ -392,16 +392,22 @@ def _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, p
 def step_serial(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
                 actions, rewards, term, trunc):
     for g in range(actions.shape[0]):
-        _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
-                  actions, rewards, term, trunc, g)
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+        else:
+            _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
+                      actions, rewards, term, trunc, g)
 
 
 @njit(cache=True, parallel=True)
 def step_parallel(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
                   actions, rewards, term, trunc):
     for g in prange(actions.shape[0]):
-        _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
-                  actions, rewards, term, trunc, g)
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+        else:
+            _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
+                      actions, rewards, term, trunc, g)
 
 
 @njit(cache=True, inline="always")

@@ -40,7 +40,7 @@ from card_envs.golf.rules import (
     GolfRules,
     GolfState,
 )
-from card_envs.vector import GameKernels, randbelow, shuffle, threaded
+from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
 
 # fields of ``row``
 PHASE, CUR, FLIPS, DEALER, TRIGGER, TURNS, ROUND, STOCK_LEN, DISCARD_LEN = range(9)
@@ -317,13 +317,19 @@ def _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, 
 @njit(cache=True)
 def step_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
     for g in range(actions.shape[0]):
-        _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+        else:
+            _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
 
 
 @njit(cache=True, parallel=True)
 def step_parallel(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
     for g in prange(actions.shape[0]):
-        _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+        else:
+            _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
 
 
 @njit(cache=True, inline="always")

@@ -46,7 +46,7 @@ from card_envs.guilders.rules import (
     GuildersState,
 )
 from card_envs.guilders.view import MISS_SCALE, NUM_EVENTS, SCORE_SCALE
-from card_envs.vector import GameKernels, randbelow, shuffle, threaded
+from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
 
 NUM_CARDS = cards.NUM_CARDS
 # fields of ``row``
@@ -331,13 +331,19 @@ def _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost
 @njit(cache=True)
 def step_serial(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc):
     for g in range(actions.shape[0]):
-        _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc, g)
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+        else:
+            _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc, g)
 
 
 @njit(cache=True, parallel=True)
 def step_parallel(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc):
     for g in prange(actions.shape[0]):
-        _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc, g)
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+        else:
+            _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc, g)
 
 
 @njit(cache=True, inline="always")

@@ -62,7 +62,7 @@ from card_envs.guillotine.rules import (
     GuillotineRules,
     GuillotineState,
 )
-from card_envs.vector import GameKernels, randbelow, shuffle, threaded
+from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
 
 N = NUM_PLAYERS
 assert N == 4  # relative seats are computed as ``& 3``
@@ -398,13 +398,19 @@ def _step_row(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orde
 @njit(cache=True)
 def step_serial(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points):
     for g in range(actions.shape[0]):
-        _step_row(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, g)
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+        else:
+            _step_row(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, g)
 
 
 @njit(cache=True, parallel=True)
 def step_parallel(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points):
     for g in prange(actions.shape[0]):
-        _step_row(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, g)
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+        else:
+            _step_row(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, g)
 
 
 @njit(cache=True, inline="always")

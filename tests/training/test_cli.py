@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from training import cli
+from training import config as C
 from training import evaluate as E
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,16 +129,16 @@ def T():
 def test_train_takes_the_same_options_and_players(T, tmp_path):
     f = tmp_path / "mine.json"
     f.write_text(json.dumps({"ppo": {"n_steps": 32}, "_doc": "my own"}))
-    cfg = T.resolve_config("golf_v0", T._with_players("golf_v0", ["num_rounds=2", str(f), "ppo.batch_size=64",
+    cfg = C.resolve_config("golf_v0", C.with_players("golf_v0", ["num_rounds=2", str(f), "ppo.batch_size=64",
                                                                   "opponents=random,self"], 3))
     assert cfg["env_config"] == {"num_players": 3, "num_rounds": 2}, "a game option goes into env_config"
     assert cfg["ppo"]["n_steps"] == 32 and cfg["ppo"]["batch_size"] == 64 and cfg["opponents"] == ["random", "self"]
     with pytest.raises(cli.UserError, match="unknown --config key 'colour'.*golf_v0 option"):
-        T.resolve_config("golf_v0", ["colour=red"])
+        C.resolve_config("golf_v0", ["colour=red"])
 
 
 def test_a_run_config_carries_no_other_configurations_description(T):
-    cfg = T.resolve_config("guilders_v0", ["num_players=5", "good_joker=true"])
+    cfg = C.resolve_config("guilders_v0", ["num_players=5", "good_joker=true"])
     assert not any(k.startswith("_") for k in cfg), "the game file's _doc describes its 2-player config"
     assert cfg["sources"][:2] == ["training/configs/default.json", "training/configs/guilders_v0.json"]
 
@@ -157,7 +158,7 @@ def _fake_run(T, tmp_path) -> Path:
     run = tmp_path / "golf_v0" / "r"
     (run / "checkpoints").mkdir(parents=True)
     (run / "checkpoints" / "step_0000000010.zip").write_bytes(b"")
-    cfg = T.resolve_config("golf_v0", total_timesteps=10)
+    cfg = C.resolve_config("golf_v0", total_timesteps=10)
     cfg["runs"] = [{"argv": []}]
     (run / "config.json").write_text(json.dumps(cfg))
     return run
@@ -168,12 +169,12 @@ def test_resume_with_a_changed_config_is_refused_with_the_differences(T, tmp_pat
     before = (run / "config.json").read_text()
     assert T.main(["--resume", str(run), "--config", "num_rounds=2", "ppo.n_steps=8", "--no-progress"]) == 2
     line = one_error_line(capsys)
-    assert "env_config.num_rounds: 1 -> 2" in line and "ppo.n_steps: 256 -> 8" in line and "--override-config" in line
+    assert "env_config.num_rounds: 1 -> 2" in line and "ppo.n_steps: 32 -> 8" in line and "--override-config" in line
     assert T.main(["--resume", str(run), "--seed", "9", "--no-progress"]) == 2
     assert "seed: 0 -> 9" in one_error_line(capsys)
     assert (run / "config.json").read_text() == before, "a refused resume leaves the run alone"
-    cfg, diffs = T.resume_config(run, json.loads(before), {"env_config": {"num_rounds": 2}}, override=True)
+    cfg, diffs = C.resume_config(run, json.loads(before), {"env_config": {"num_rounds": 2}}, override=True)
     assert diffs == ["env_config.num_rounds: 1 -> 2"] and cfg["env_config"]["num_rounds"] == 2
     assert cfg["runs"] == [{"argv": []}], "the run's history stays"
-    same, none = T.resume_config(run, json.loads(before), {"env_config": {"num_rounds": 1}}, override=False)
+    same, none = C.resume_config(run, json.loads(before), {"env_config": {"num_rounds": 1}}, override=False)
     assert none == [], "repeating the run's own settings is no change"

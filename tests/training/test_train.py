@@ -17,6 +17,8 @@ pytestmark = pytest.mark.training
 import agents  # noqa: E402
 from agents.ppo import read_metadata  # noqa: E402
 from card_envs import golf_v0  # noqa: E402
+from training import config as C  # noqa: E402
+from training import sb3_backend as S  # noqa: E402
 from training import train as T  # noqa: E402
 
 GOLF2 = {"num_players": 2, "num_rounds": 1}
@@ -33,7 +35,7 @@ SMALL = {
 
 def config_file(tmp_path: Path, **extra) -> Path:
     path = tmp_path / "small.json"
-    path.write_text(json.dumps(T.deep_merge(SMALL, extra)))
+    path.write_text(json.dumps(C.deep_merge(SMALL, extra)))
     return path
 
 
@@ -45,7 +47,7 @@ def policy_params(zip_path: Path) -> dict:
 
 
 def test_the_cli_trains_saves_and_the_policy_plays_legally_as_an_agent(tmp_path, capsys):
-    # the real default path: environments in 2 subprocesses, opponents random, heuristic, self
+    # the real default path: the batched engine (here 4 games), opponents random, heuristic, self
     argv = ["golf_v0", "--timesteps", "2048", "--config", str(config_file(tmp_path)), "--out", str(tmp_path / "runs"),
             "--name", "e2e", "--seed", "1", "--no-progress"]
     assert T.main(argv) == 0
@@ -56,6 +58,7 @@ def test_the_cli_trains_saves_and_the_policy_plays_legally_as_an_agent(tmp_path,
     config = json.loads((run / "config.json").read_text())
     assert config["env_config"] == GOLF2 and config["seed"] == 1 and config["total_timesteps"] == 2048
     assert config["runs"][0]["argv"] == argv
+    assert config["vec_env"] == "batched", "the harness trains on the batched engine by default"
     assert sorted(p.name for p in (run / "checkpoints").glob("*.zip")) == ["step_0000001024.zip", "step_0000002048.zip"]
     assert list((run / "snapshots").glob("self_*.npz"))
     assert list((run / "tb").rglob("events.out.tfevents.*"))
@@ -83,11 +86,12 @@ def test_the_cli_trains_saves_and_the_policy_plays_legally_as_an_agent(tmp_path,
             env.step(action)
 
 
-def test_the_same_seed_trains_the_same_policy_on_one_process(tmp_path):
+@pytest.mark.parametrize("vec_env", ["batched", "dummy"])
+def test_the_same_seed_trains_the_same_policy_on_one_process(tmp_path, vec_env):
     cfg = config_file(tmp_path)
 
     def run(name, seed):
-        d = T.train("golf_v0", timesteps=1024, config=cfg, seed=seed, out=tmp_path, name=name, vec_env="dummy",
+        d = T.train("golf_v0", timesteps=1024, config=cfg, seed=seed, out=tmp_path, name=name, vec_env=vec_env,
                     progress=False, final_eval=False, verbose=False)
         return policy_params(d / "final.zip")
 
@@ -97,9 +101,10 @@ def test_the_same_seed_trains_the_same_policy_on_one_process(tmp_path):
     assert not all(np.array_equal(a[k].numpy(), c[k].numpy()) for k in a)
 
 
-def test_a_run_resumes_from_its_last_checkpoint_to_a_new_total(tmp_path):
+@pytest.mark.parametrize("vec_env", ["batched", "dummy"])
+def test_a_run_resumes_from_its_last_checkpoint_to_a_new_total(tmp_path, vec_env):
     cfg = config_file(tmp_path)
-    run = T.train("golf_v0", timesteps=1024, config=cfg, seed=3, out=tmp_path, name="r", vec_env="dummy",
+    run = T.train("golf_v0", timesteps=1024, config=cfg, seed=3, out=tmp_path, name="r", vec_env=vec_env,
                   progress=False, final_eval=False, verbose=False)
     first = policy_params(run / "final.zip")
     assert T.main(["--resume", str(run), "--timesteps", "2048", "--no-progress"]) == 0
@@ -109,7 +114,7 @@ def test_a_run_resumes_from_its_last_checkpoint_to_a_new_total(tmp_path):
     assert not all(np.array_equal(first[k].numpy(), resumed[k].numpy()) for k in first), "training went on"
     config = json.loads((run / "config.json").read_text())
     assert [r["resume"] for r in config["runs"]] == [False, True]
-    assert config["vec_env"] == "dummy", "the resumed run keeps the run's settings"
+    assert config["vec_env"] == vec_env, "the resumed run keeps the run's settings"
     with open(run / "eval.csv") as f:
         steps = [int(r["timesteps"]) for r in csv.DictReader(f)]
     assert steps[0] == 0 and max(steps) >= 1024 and steps == sorted(steps)
@@ -124,14 +129,14 @@ def test_a_new_run_refuses_to_overwrite_an_old_one(tmp_path):
 
 
 def test_config_layers_merge_and_unknown_keys_are_named(tmp_path):
-    cfg = T.resolve_config("golf_v0", {"ppo": {"n_steps": 32}}, seed=9)
+    cfg = C.resolve_config("golf_v0", {"ppo": {"n_steps": 16}}, seed=9)
     assert cfg["env_config"] == GOLF2, "configs/golf_v0.json"
-    assert cfg["ppo"]["n_steps"] == 32 and cfg["ppo"]["batch_size"] == 256, "nested keys merge"
+    assert cfg["ppo"]["n_steps"] == 16 and cfg["ppo"]["batch_size"] == 1024, "nested keys merge"
     assert cfg["seed"] == 9
     with pytest.raises(ValueError, match="unknown config key.*'lr'"):
-        T.resolve_config("golf_v0", {"lr": 1})
+        C.resolve_config("golf_v0", {"lr": 1})
     with pytest.raises(ValueError, match="unknown key.*'every_n'.*'eval'"):
-        T.resolve_config("golf_v0", {"eval": {"every_n": 1}})
+        C.resolve_config("golf_v0", {"eval": {"every_n": 1}})
     with pytest.raises(ValueError, match="unknown game"):
         T.train("chess", timesteps=10)
 
@@ -139,20 +144,20 @@ def test_config_layers_merge_and_unknown_keys_are_named(tmp_path):
 def test_every_config_file_is_valid_json_for_a_known_game():
     import card_envs
 
-    for path in T.CONFIG_DIR.glob("*.json"):
+    for path in C.CONFIG_DIR.glob("*.json"):
         data = json.loads(path.read_text())
         if path.stem != "default":
             assert path.stem in card_envs.GAME_NAMES or path.stem.removesuffix("_v0") in card_envs.GAME_NAMES
-            T.check_config(T.deep_merge(T._read_json(T.CONFIG_DIR / "default.json"), data),
-                           T._read_json(T.CONFIG_DIR / "default.json"))
+            C.check_config(C.deep_merge(C.read_json(C.CONFIG_DIR / "default.json"), data),
+                           C.read_json(C.CONFIG_DIR / "default.json"))
 
 
 def test_batched_subprocesses_step_exactly_like_one_process():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    cfg = T.resolve_config("golf_v0", n_envs=5)
-    fns = lambda: [T.partial(T._make_env, "golf_v0", cfg, i, ["random"]) for i in range(5)]  # noqa: E731
-    one, many = DummyVecEnv(fns()), T.BatchedSubprocVecEnv(fns(), workers=2)
+    cfg = C.resolve_config("golf_v0", n_envs=5)
+    fns = lambda: [S.partial(S._make_env, "golf_v0", cfg, i, ["random"]) for i in range(5)]  # noqa: E731
+    one, many = DummyVecEnv(fns()), S.BatchedSubprocVecEnv(fns(), workers=2)
     try:
         one.seed(11), many.seed(11)
         assert np.array_equal(one.reset(), many.reset())
@@ -172,8 +177,8 @@ def test_batched_subprocesses_step_exactly_like_one_process():
 @pytest.mark.slow
 @pytest.mark.parametrize("env_name", sorted(__import__("card_envs").ENVIRONMENTS))
 def test_every_game_trains_end_to_end_with_its_own_config(env_name, tmp_path):
-    tiny = T.deep_merge(SMALL, {"eval": {"every": 10**9, "games": 10, "final_games": 20}})
-    run = T.train(env_name, timesteps=512, config=tiny, out=tmp_path, name="smoke", vec_env="dummy",
+    tiny = C.deep_merge(SMALL, {"eval": {"every": 10**9, "games": 10, "final_games": 20}})
+    run = T.train(env_name, timesteps=512, config=tiny, out=tmp_path, name="smoke",  # the batched engine
                   progress=False, verbose=False)
     final = json.loads((run / "final_eval.json").read_text())
     assert final["num_timesteps"] >= 512 and final["evaluation"]

@@ -328,3 +328,29 @@ def test_every_game_refuses_bad_options_and_illegal_actions_with_value_errors(ga
     with pytest.raises(ValueError, match=rf"game 1: action {illegal[0]} is illegal"):
         venv.step(actions)
     assert all((venv.arrays[k] == before[k]).all() for k in before)
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_a_waiting_game_does_not_move_while_the_others_do(game):
+    """``vector.WAIT`` (-1): that game keeps its state, is paid nothing and does not end, while
+    every other game of the batch steps (the batched learner view waits its learner's games)."""
+    module = card_envs.ENVIRONMENTS[f"{game}_v0"]
+    venv = module.vector_env(num_envs=8, **module.BENCHMARK_CONFIG)
+    venv.reset(seed=5)
+    moved = 0
+    for step in range(60):
+        waiting = np.arange(8) % 2 == step % 2
+        before = {k: v[waiting].copy() for k, v in venv.arrays.items()}
+        obs_before = venv._obs[waiting].copy()
+        actions = venv.sample_actions().copy()
+        actions[waiting] = vector.WAIT
+        others = {k: v[~waiting].copy() for k, v in venv.arrays.items()}
+        obs, rewards, term, trunc, infos = venv.step(actions)
+        assert all(np.array_equal(v[waiting], before[k]) for k, v in venv.arrays.items()), f"step {step}"
+        assert np.array_equal(obs["observation"][waiting], obs_before)
+        assert not rewards[waiting].any() and not term[waiting].any() and not trunc[waiting].any()
+        assert not infos["_final_obs"][waiting].any()
+        moved += sum(not np.array_equal(v[~waiting], others[k]) for k, v in venv.arrays.items())
+    assert moved, "the games that did not wait moved"
+    with pytest.raises(ValueError, match="illegal"):
+        venv.step(np.full(8, -2))

@@ -1,0 +1,210 @@
+"""The batched learner view (training/batched.py) against the single-game view it replaces.
+
+The same stacked deals, the same deterministic opponents and learner: every learner step of every
+game's first episode must give the same observation, mask, reward, end and final info as
+``SingleAgentEnv`` (the reward attribution, seat rotation and hooks are the same), for every game,
+in games whose opponents move first and with per-step (score-mode) rewards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import card_envs  # noqa: E402
+from agents.ppo import MaskedPolicy, PPOAgent  # noqa: E402
+from training.batched import BatchedLearnerView  # noqa: E402
+from training.single_agent import SingleAgentEnv  # noqa: E402
+
+#: per game: a table with opponents before the learner and per-step rewards where the game has them
+TABLES = {
+    "golf_v0": {"num_players": 3, "num_rounds": 1, "reward_mode": "score"},
+    "fiddlesticks_v0": {"num_players": 3},
+    "guillotine_v0": {"mode": "single", "reward_mode": "score"},
+    "collector_v0": {"num_players": 3, "max_rounds": 40},
+    "hot_v0": {"num_players": 3, "single_deal": True, "reward_mode": "score"},
+    "guilders_v0": {"num_players": 3, "reward_mode": "score"},
+}
+
+
+def hashed_choice(observation: np.ndarray, mask: np.ndarray, salt: int) -> int:
+    """A deterministic but varied legal action: a function of the observation's bytes only."""
+    legal = np.flatnonzero(mask)
+    h = int(np.frombuffer(np.ascontiguousarray(observation, dtype=np.float32).tobytes(), dtype=np.uint8)
+            .astype(np.int64) @ np.arange(1, observation.size * 4 + 1)) + salt
+    return int(legal[h % len(legal)])
+
+
+class HashAgent:
+    """An opponent that plays ``hashed_choice`` and records the protocol's hooks."""
+
+    name = "hash"
+
+    def __init__(self):
+        self.started, self.ended = [], []
+
+    def start_game(self, env_name, config, agent):
+        self.started.append(agent)
+
+    def end_game(self, observation, reward, info):
+        self.ended.append((round(float(reward), 6), info["rank"]))
+
+    def act(self, observation, agent, env_name):
+        return hashed_choice(observation["observation"], observation["action_mask"], 7)
+
+
+def random_policy(obs_size: int, num_actions: int, seed: int) -> MaskedPolicy:
+    rng = np.random.default_rng(seed)
+    return MaskedPolicy([(rng.normal(size=(32, obs_size)) * 0.3, rng.normal(size=32))],
+                        (rng.normal(size=(num_actions, 32)), rng.normal(size=num_actions)), "Tanh")
+
+
+def decks_for(env_name: str, config: dict, n: int, seed: int) -> list[list[int]]:
+    rules = card_envs.ENVIRONMENTS[env_name].raw_env(**config).rules
+    rng = np.random.default_rng(seed)
+    return [[int(c) for c in rng.permutation(rules.deck())] for _ in range(n)]
+
+
+@pytest.mark.parametrize("env_name", sorted(TABLES))
+@pytest.mark.parametrize("opponent", ["hash", "policy"])
+def test_first_episodes_match_the_single_game_view_step_for_step(env_name, opponent):
+    config = TABLES[env_name]
+    n = 12
+    probe = card_envs.ENVIRONMENTS[env_name].env(**config)
+    size, actions = probe.observation_space("player_0")["observation"].shape[0], probe.action_space("player_0").n
+    if opponent == "hash":
+        make = HashAgent
+    else:
+        policy = random_policy(size, actions, 3)
+        make = lambda: PPOAgent.from_policy(policy, {"env_name": env_name, "env_config": config})  # noqa: E731
+    decks = decks_for(env_name, config, n, seed=11)
+    singles, states = [], []
+    for i in range(n):  # the same first game on both sides: the AEC game's state loaded into row i
+        env = SingleAgentEnv(env_name, config, opponents=[make()], seat_offset=i)
+        env.reset(seed=i, options={"deck": decks[i]})
+        singles.append(env)
+        raw = card_envs.ENVIRONMENTS[env_name].raw_env(**config)
+        raw.reset(seed=env.game_seed, options={"deck": decks[i]})  # the AEC game's seed picks the dealer
+        states.append(raw.game_state)
+    view = BatchedLearnerView(env_name, config, n, opponents=[make()], seed=0)
+    view.reset(seed=0, options={"states": states})
+    fresh = [view._episodes[i] == 1 and s._episode - i == 1 for i, s in enumerate(singles)]
+    assert sum(fresh) >= n // 2, "most first games reach the learner's first decision"
+    live = np.array(fresh)
+    obs, masks = view._obs.copy(), view.action_masks()
+    compared_steps = 0
+    finished = 0
+    rng_state = view.venv.arrays["rng"].copy()
+    for _ in range(2000):
+        # a row whose engine drew randomness (a reshuffle, a new round) deals from its own
+        # generator from then on, not numpy's: the comparison of that row stops there
+        live &= view.venv.arrays["rng"] == rng_state
+        if not live.any():
+            break
+        acts = np.array([hashed_choice(obs[i], masks[i], 1) for i in range(n)])
+        for i in np.flatnonzero(live):
+            s_obs = singles[i].env.observe(singles[i].learner)
+            assert np.array_equal(s_obs["observation"], obs[i]), f"game {i}: learner observation"
+            assert np.array_equal(s_obs["action_mask"].astype(bool), masks[i]), f"game {i}: mask"
+            assert singles[i].learner == f"player_{view._seat[i]}"
+        obs, rewards, dones, infos = view.step(acts)
+        masks = view.action_masks()
+        for i in np.flatnonzero(live):
+            _, r, term, trunc, info = singles[i].step(int(acts[i]))
+            compared_steps += 1
+            assert rewards[i] == np.float32(r), f"game {i}: reward {rewards[i]} vs {r}"
+            assert bool(dones[i]) == (term or trunc), f"game {i}: end of episode"
+            if dones[i]:
+                finished += 1
+                mine = infos[i]
+                for key in ("score", "rank", "seat", "opponents"):
+                    assert mine[key] == info[key], f"game {i}: final {key}"
+                # the engine pays float32 rewards, the AEC env float64: the sums agree to float32 precision
+                assert mine["game_reward"] == pytest.approx(info["game_reward"], rel=1e-5, abs=1e-6)
+                assert mine["TimeLimit.truncated"] == (trunc and not term)
+                live[i] = False
+    assert finished >= sum(fresh) // 2 and compared_steps > 5 * n
+
+
+def test_episode_returns_are_the_learners_game_rewards_and_seats_rotate():
+    config = TABLES["golf_v0"]
+    n = 16
+    view = BatchedLearnerView("golf_v0", config, n, opponents=["random"], seed=5)
+    obs = view.reset(seed=5)
+    running = np.zeros(n)
+    seats = [[int(view._seat[i])] for i in range(n)]
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(600):
+        m = view.action_masks()
+        acts = (rng.random(m.shape) * m).argmax(1)
+        obs, rewards, dones, infos = view.step(acts)
+        running += rewards
+        for i in np.flatnonzero(dones):
+            assert infos[i]["game_reward"] == pytest.approx(running[i], abs=1e-5)
+            assert infos[i]["episode"]["r"] == pytest.approx(running[i], abs=1e-5)
+            assert infos[i]["seat"] == seats[i][-1]
+            assert infos[i]["terminal_observation"].shape == obs[i].shape
+            running[i] = 0.0
+            seats[i].append(int(view._seat[i]))
+            episodes += 1
+    assert episodes > 2 * n
+    for i, seq in enumerate(seats):  # game i starts in seat i % 3 and moves one seat on per game
+        assert seq == [(i + k) % 3 for k in range(len(seq))], f"game {i}: seats {seq}"
+
+
+def test_the_same_seed_gives_the_same_games_and_bad_actions_change_nothing():
+    def run(seed):
+        view = BatchedLearnerView("guilders_v0", {"num_players": 3}, 8, opponents=["random", HashAgent()], seed=seed)
+        obs = [view.reset(seed=seed)]
+        for _ in range(30):
+            m = view.action_masks()
+            obs.append(view.step(m.argmax(1))[0])
+        return np.stack(obs), view
+    a, view = run(3)
+    b, _ = run(3)
+    c, _ = run(4)
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+    before = {k: v.copy() for k, v in view.venv.arrays.items()}
+    counters = (view._length.copy(), view._pending.copy(), view._acted.copy())
+    illegal = view.action_masks().argmin(1)
+    with pytest.raises(ValueError, match="illegal"):
+        view.step(illegal)
+    with pytest.raises(ValueError, match="actions must be"):
+        view.step(np.zeros(3, dtype=np.int64))
+    assert all(np.array_equal(v, before[k]) for k, v in view.venv.arrays.items())
+    assert all(np.array_equal(a, b) for a, b in zip(counters, (view._length, view._pending, view._acted)))
+
+
+def test_a_frozen_policy_acts_identically_batched_and_alone():
+    env = card_envs.hot_v0.env(num_players=2, single_deal=True)
+    policy = random_policy(env.observation_space("player_0")["observation"].shape[0], env.action_space("player_0").n, 1)
+    view = BatchedLearnerView("hot_v0", {"num_players": 2, "single_deal": True}, 64, opponents=["random"], seed=1)
+    obs = view.reset(seed=1)
+    masks = view.action_masks()
+    for deterministic in (True, False):
+        batch = policy.choose_batch(obs, masks, deterministic, np.random.default_rng(9))
+        rng = np.random.default_rng(9)
+        alone = [policy.choose(obs[i], masks[i], deterministic, rng) for i in range(len(obs))]
+        assert batch.tolist() == alone
+        assert masks[np.arange(len(obs)), batch].all()
+
+
+def test_snapshots_join_the_pool_and_ppo_opponents_are_checked_against_the_table():
+    config = {"num_players": 2, "num_rounds": 1}
+    env = card_envs.golf_v0.env(**config)
+    policy = random_policy(env.observation_space("player_0")["observation"].shape[0], env.action_space("player_0").n, 2)
+    view = BatchedLearnerView("golf_v0", config, 32, opponents=["self"], seed=0)
+    view.reset(seed=0)
+    assert (view._opp[view._opp >= 0] == 0).all(), "no snapshot yet: random plays meanwhile"
+    for k in range(7):
+        view.add_snapshot(f"self_{k}", policy)
+    assert view.snapshot_names() == [f"self_{k}" for k in range(2, 7)]
+    for _ in range(60):
+        view.step(view.action_masks().argmax(1))
+    assert (view._opp[view._opp >= 0] > 0).any(), "new games draw frozen selves"
+    other = PPOAgent.from_policy(policy, {"env_name": "golf_v0", "env_config": {"num_players": 3}})
+    with pytest.raises(ValueError, match="num_players"):
+        BatchedLearnerView("golf_v0", config, 4, opponents=[other])
