@@ -96,7 +96,7 @@ def test_illegal_actions_are_a_value_error_naming_the_game_and_nothing_moves():
         (np.zeros((4, 1), dtype=np.int64), r"shape \(4,\)"),
         (np.zeros(4, dtype=np.float32), "integers"),
         (np.full(4, 99), "illegal"),
-        (np.full(4, -1), "illegal"),
+        (np.full(4, -2), "illegal"),  # -1 is vector.WAIT: that game does not move
     ],
 )
 def test_bad_action_arrays_are_value_errors(actions, message):
