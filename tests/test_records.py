@@ -17,7 +17,7 @@ from card_envs import records
 from tests.conformance.cases import CASES, FIRST_CASES, random_action
 
 #: random games replayed observation by observation in the default suite, and in the slow one
-DEFAULT_GAMES = 150
+DEFAULT_GAMES = 90
 SLOW_GAMES = 2000
 GOLF2 = {"num_players": 2, "num_rounds": 1}
 
@@ -121,7 +121,7 @@ SHORT_TABLES = [
 ]
 
 
-def test_hundreds_of_recorded_random_games_replay_every_observation():
+def test_ninety_recorded_random_games_replay_every_observation():
     _replay_many(DEFAULT_GAMES)
 
 

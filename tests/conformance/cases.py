@@ -10,7 +10,7 @@ import pytest
 import card_envs
 
 #: random games per configuration in the fuzz test (CI raises it: see .ci/run)
-FUZZ_GAMES = int(os.environ.get("CARD_ENVS_FUZZ_GAMES", "40"))
+FUZZ_GAMES = int(os.environ.get("CARD_ENVS_FUZZ_GAMES", "30"))
 #: the most steps an episode may take before the test calls it endless
 STEP_CAP = 200_000
 

@@ -261,7 +261,7 @@ def test_every_game_deals_a_stacked_deck_as_raw_env_does(game):
             assert venv.observe(np.full(3, p))[i].tobytes() == env.observe(agent)["observation"].tobytes(), (i, agent)
 
 
-def _batch_trajectory(game: str, seed: int, threads: int, steps: int = 150) -> list[np.ndarray]:
+def _batch_trajectory(game: str, seed: int, threads: int, steps: int = 100) -> list[np.ndarray]:
     import numba
 
     module = card_envs.ENVIRONMENTS[f"{game}_v0"]
