@@ -67,8 +67,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-import card_envs
 from card_envs.vector import WAIT
+from training.single_agent import env_module
 
 SELF = "self"
 RANDOM = "random"
@@ -76,13 +76,6 @@ RANDOM = "random"
 #: keep nothing between moves but the table's options (so the per-game hooks, which tell them
 #: only the table, are called once per seat in the helper)
 SHAREABLE = ("heuristic",)
-
-
-def _module(env_name: str):
-    name = env_name if env_name.endswith("_v0") else f"{env_name}_v0"
-    if name not in card_envs.ENVIRONMENTS:
-        raise ValueError(f"unknown game {env_name!r}; games: {', '.join(card_envs.ENVIRONMENTS)}")
-    return card_envs.ENVIRONMENTS[name]
 
 
 class _Player:
@@ -116,7 +109,7 @@ class BatchedLearnerView:
         seed: int | None = None,
         agent_workers: int = 0,
     ):
-        module = _module(env_name)
+        module = env_module(env_name)
         self.env_config = dict(env_config or {})
         self.venv = module.vector_env(num_envs=int(num_envs), **self.env_config)
         self.env_name = self.venv.metadata["name"]
@@ -159,7 +152,6 @@ class BatchedLearnerView:
         self._out_dones = np.zeros(n, dtype=np.bool_)
         self._acts = np.zeros(n, dtype=np.int64)
         self._arange = np.arange(n)
-        self._has_hooks: dict[int, bool] = {}
         self._obs: np.ndarray | None = None
         self._t0 = time.monotonic()
         self.engine_steps = 0  # batched engine steps taken (every move of every game, in batch)

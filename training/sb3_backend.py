@@ -1,41 +1,10 @@
-"""The SB3 backend: train a PPO agent (sb3-contrib's MaskablePPO) on one card_envs game.
+"""The SB3 backend: sb3-contrib's MaskablePPO on one card_envs game, on this machine.
 
-    python -m training.train golf --minutes 3
-    python -m training.train golf --timesteps 200000 --opponents random,heuristic,self --seed 1
-    python -m training.train guilders --players 5 --config good_joker=true my.json ppo.learning_rate=0.001
-    python -m training.train golf_v0 --resume runs/golf_v0/20250101-120000
-    python -m training.train golf_v0 --backend rllib --timesteps 20000 --num-env-runners 2 [--address auto]
-
-``--backend rllib`` trains with Ray RLlib instead (``training/rllib_backend.py``, the
-``distributed`` extra): the same configs and run folder, env runners on a local Ray instance or,
-with ``--address``, on a cluster; a resumed run keeps the backend it was trained with.
-
-The learner plays one seat of the game (rotating each episode) through the single-agent view of
-``training/single_agent.py``; the other seats are drawn from the opponent pool (random,
-heuristic, frozen past selves from ``training/selfplay.py``). Configuration: the defaults of
-``training/configs/default.json``, then ``training/configs/<game>.json``, then ``--config``
-(JSON files and KEY=VALUE pairs, left to right, training/cli.py's convention: a game option such
-as ``num_players=4`` goes into ``env_config``, dotted keys into sections), then the flags
-(``--players N`` is ``env_config.num_players``). The run folder ``<out>/<game>/<name or timestamp>/`` gets:
-
-    config.json        the resolved configuration (no file's ``_doc``: ``sources`` says what was
-                       laid over what), and how it was run (``runs``)
-    checkpoints/       step_<N>.zip, full MaskablePPO states to resume from (the last few)
-    snapshots/         self_<N>.npz, the frozen selves of the opponent pool
-    tb/                TensorBoard logs (tensorboard --logdir runs)
-    eval.csv           the evaluation curve: against random and heuristic, the learner in one seat
-                       and copies of the opponent in the others (training.evaluate's field
-                       seating, duplicate deals), mean reward, first places, margin, 95% intervals
-    final.zip          the final policy: agents.load("ppo:<run>/final.zip")
-    final_eval.json    the final evaluation, also printed at the end
-
-``--minutes M`` trains until M minutes have passed (or ``--timesteps``, if also given, are
-reached). ``--resume RUN_DIR`` continues a run from its last checkpoint with the run's own
-configuration (a ``--config``, ``--players``, ``--opponents`` or ``--seed`` that would change it
-is refused with the list of differences, unless ``--override-config`` applies them): to its
-``total_timesteps``, or a new ``--timesteps`` total, or for another ``--minutes`` (a run trained
-by time gets its time budget again), appending to its evaluation curve and TensorBoard logs;
-the frozen selves come back into the pool.
+``python -m training.train <game>`` (``training/train.py``, which documents the command line,
+the configuration layers and the run folder) calls :func:`train` here. The learner's games run
+on the batched engine (:class:`BatchedVecEnv` over ``training/batched.py``, the default) or on
+the single-game path (``SingleAgentEnv`` per game, in this process or in subprocesses:
+:class:`BatchedSubprocVecEnv`); self-play snapshots come from ``training/selfplay.py``.
 """
 
 from __future__ import annotations
