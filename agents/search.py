@@ -281,8 +281,7 @@ def simulate_batched(table: Table, worlds: list, actions: np.ndarray, rollout: s
     source = np.repeat(np.arange(W) * A, A)
     for arr in arrays.values():  # each world's row copied to its A rows (its generator too)
         arr[:] = arr[source]
-    waiting = np.full(n, WAIT, dtype=np.int64)
-    obs = venv.step(waiting)[0]  # a step where nothing moves: the masks of the loaded games
+    obs = venv.refresh()  # the masks and observations of the loaded games
     acts = np.tile(np.asarray(actions, dtype=np.int64), W)
     if rollout == "random":
         venv.sample_actions(rng)  # seeds the sampler's row generators from the agent's rng

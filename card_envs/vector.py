@@ -9,11 +9,13 @@
     obs["action_mask"]       # (N, A) int8
     obs["current_player"]    # (N,) int64: the seat to act in each game
     obs, rewards, terminations, truncations, infos = venv.step(actions)   # actions: (N,) ints
-                             # (vector.WAIT = -1: that game does not move in this step)
+                             # (vector.WAIT = -1: that game does not move in this step; its
+                             # observation and mask stay what they were)
     rewards                  # (N, num_players) float32: every seat's reward from this step
     venv.observe(seats)      # (N, D) float32: each game's observation from the given seat
     venv.sample_actions(rng) # (N,) uniformly random legal actions
     venv.get_state(i), venv.set_state(i, state)   # game i as the rules engine's state, and back
+    venv.set_states(states, games=None)          # many games at once (one re-encode at the end)
 
 It is the same game as ``raw_env()``: for the same state and action, the observations (every seat),
 masks, rewards, scores, ranks, terminations and truncations are byte-identical; the differential
@@ -67,6 +69,19 @@ A game supplies a *kernels* object (``card_envs/<game>/kernels.py``) with fixed-
     .current(arrays, out)               the seat to act in each game
     .results(arrays, rows, scores, ranks)   final scores and competition ranks
     .dump(arrays, i) -> rules state     load(arrays, i, state)   the exchange with the rules engine
+    .advance(arrays, actions, out)      optional, used on threads: all of ``step`` after the
+                                        action checks in one parallel pass over the games, where
+                                        the step-by-step kernels above are four parallel regions
+                                        and a serial part (on two cores the forks and joins bound
+                                        the gain; Guillotine and Fiddlesticks have it, the games
+                                        whose one-core step is fastest): each game that moves is
+                                        stepped; if it ends,
+                                        every seat's final observation, its results, rank rewards
+                                        and a new game; then its seat to act, mask and
+                                        observation. A game that waits keeps its (unchanged)
+                                        observation and mask. ``out``: ``VectorEnv._out``, the
+                                        step's output buffers. On one thread the step-by-step
+                                        kernels are faster (tight loops, measured), so they run.
 """
 
 from __future__ import annotations
@@ -122,37 +137,30 @@ def shuffle(rng, g, a, length):
         a[j] = t
 
 
-@njit(cache=True)
-def rank_rewards(ranks, out):
-    """Terminal zero-sum rewards from competition ranks (``card_envs.scoring.rank_rewards``):
-    places are worth +1 (first) down to -1 (last) in equal steps, tied seats share the average of
-    the places they occupy; one player alone gets 0."""
-    n = ranks.shape[0]
+@njit(cache=True, inline="always")
+def rank_reward(ranks, g, p):
+    """Seat p's terminal zero-sum reward in game g from the competition ranks ``ranks[g]``
+    (``card_envs.scoring.rank_rewards``): places are worth +1 (first) down to -1 (last) in equal
+    steps, tied seats share the average of the places they occupy; one player alone gets 0."""
+    n = ranks.shape[1]
     if n == 1:
-        out[0] = 0.0
-        return
-    for p in range(n):
-        r = ranks[p]
-        tied = 0
-        for q in range(n):
-            if ranks[q] == r:
-                tied += 1
-        total = 0.0
-        for place in range(r - 1, r - 1 + tied):
-            total += 1.0 - 2.0 * place / (n - 1)
-        out[p] = total / tied
+        return 0.0
+    r = ranks[g, p]
+    tied = 0
+    for q in range(n):
+        if ranks[g, q] == r:
+            tied += 1
+    total = 0.0
+    for place in range(r - 1, r - 1 + tied):
+        total += 1.0 - 2.0 * place / (n - 1)
+    return total / tied
 
 
-@njit(cache=True)
-def competition_ranks(values, lower_is_better, out):
-    """Standard competition ranking (1, 1, 3, 4), as ``card_envs.scoring.competition_ranks``."""
-    n = values.shape[0]
-    for p in range(n):
-        better = 0
-        for q in range(n):
-            if (values[q] < values[p]) if lower_is_better else (values[q] > values[p]):
-                better += 1
-        out[p] = 1 + better
+@njit(cache=True, inline="always")
+def add_rank_rewards(ranks, rewards, g):
+    """Add the finished game g's rank rewards to its step rewards, as the AEC env pays them."""
+    for p in range(rewards.shape[1]):
+        rewards[g, p] = np.float32(np.float64(rewards[g, p]) + rank_reward(ranks, g, p))
 
 
 @njit(cache=True)
@@ -162,16 +170,33 @@ def column(table, field, out):
         out[g] = table[g, field]
 
 
+@njit(cache=True, inline="always")
+def final_result(points, lower_is_better, scores, ranks, g):
+    """The finished game g: each seat's game points (``points[g, p]``) and their competition
+    ranks (1 = best, ties share the best rank of their tie)."""
+    n = points.shape[1]
+    for p in range(n):
+        scores[g, p] = points[g, p]
+        better = 0
+        for q in range(n):
+            if (points[g, q] < points[g, p]) if lower_is_better else (points[g, q] > points[g, p]):
+                better += 1
+        ranks[g, p] = 1 + better
+
+
 @njit(cache=True)
-def final_results(points, rows, lower_is_better, scores, ranks, buf):
-    """For the finished games in ``rows``: each seat's game points (``points[g, p]``) and their
-    competition ranks (1 = best, ties share the best rank of their tie)."""
+def final_results(points, rows, lower_is_better, scores, ranks):
+    """``final_result`` for the finished games in ``rows``."""
     for k in range(rows.shape[0]):
-        g = rows[k]
-        for p in range(points.shape[1]):
-            scores[g, p] = points[g, p]
-            buf[p] = points[g, p]
-        competition_ranks(buf, lower_is_better, ranks[g])
+        final_result(points, lower_is_better, scores, ranks, rows[k])
+
+
+@njit(cache=True, inline="always")
+def store_final_obs(observed, final_obs, g, seat):
+    """``final_obs[g, seat] = observed[g]``: seat's final observation of game g, encoded into the
+    scratch row ``observed[g]`` (a game's row is its own: safe in a ``prange`` loop)."""
+    for i in range(observed.shape[1]):
+        final_obs[g, seat, i] = observed[g, i]
 
 
 class GameKernels:
@@ -190,7 +215,6 @@ class GameKernels:
         self.num_actions = rules.num_actions
         self.obs_size = view.layout(rules).size
         self.deck = np.array(rules.deck(), dtype=np.int16)
-        self._rank_buf = np.zeros(self.num_players, dtype=np.int64)
 
     def points(self, arrays: dict) -> np.ndarray:
         """``(N, P)``: each seat's game points (a view of the state arrays)."""
@@ -200,7 +224,7 @@ class GameKernels:
         column(arrays["row"], self.CURRENT, out)
 
     def results(self, arrays: dict, rows: np.ndarray, scores: np.ndarray, ranks: np.ndarray) -> None:
-        final_results(self.points(arrays), rows, self.LOWER_IS_BETTER, scores, ranks, self._rank_buf)
+        final_results(self.points(arrays), rows, self.LOWER_IS_BETTER, scores, ranks)
 
 
 #: ``VectorEnv.step``'s action for a game that does not move in this step
@@ -276,15 +300,12 @@ def _copy_seat_rows(src, rows, seat, out):
 
 
 @njit(cache=True)
-def _finish_rewards(rows, ranks, rewards, reward_mode_rank, buf):
+def _finish_rewards(rows, ranks, rewards, reward_mode_rank):
     """Add the rank rewards of the games that ended (rank mode), as the AEC env pays them."""
     if not reward_mode_rank:
         return
     for k in range(rows.shape[0]):
-        g = rows[k]
-        rank_rewards(ranks[g], buf)
-        for p in range(buf.shape[0]):
-            rewards[g, p] = np.float32(np.float64(rewards[g, p]) + buf[p])
+        add_rank_rewards(ranks, rewards, rows[k])
 
 
 class VectorEnv:
@@ -318,7 +339,6 @@ class VectorEnv:
         self._rank = np.zeros((n, p), dtype=np.int64)
         self._seat_buf = np.zeros(n, dtype=np.int64)
         self._done_rows = np.zeros(n, dtype=np.int64)  # the rows of the games that ended in a step
-        self._reward_buf = np.zeros(p, dtype=np.float64)
         self._actions = np.zeros(n, dtype=np.int64)
         self._sampled = np.zeros(n, dtype=np.int64)
         self._sample_rng = np.zeros(n, dtype=np.uint64)  # one sampler generator per game
@@ -326,6 +346,11 @@ class VectorEnv:
         self._obs_dict = {"observation": self._obs, "action_mask": self._mask, "current_player": self._current}
         self._final_info = {"score": self._score, "rank": self._rank, "_score": self._done, "_rank": self._done}
         self._infos = {"final_obs": self._final_obs, "_final_obs": self._done, "final_info": self._final_info, "_final_info": self._done}
+        # a game's ``advance`` kernel (on threads) does all of ``step`` after the action checks in
+        # one parallel pass, into these buffers
+        self._out = (self._rewards, self._term, self._trunc, self._done, self._final_obs, self._score, self._rank,
+                     self._reward_rank, self._observed, self._seat_buf, self._current, self._mask, self._obs,
+                     self._all_rows)
         self._ready = False
 
     # ----------------------------------------------------------------------------- reset
@@ -390,6 +415,10 @@ class VectorEnv:
                 f"legal actions: {legal}"
             )
         k = self.kernels
+        advance = getattr(k, "advance", None)
+        if advance is not None and threaded(self.num_envs):  # the whole step in one pass, on threads
+            advance(self.arrays, acts, self._out)
+            return self._obs_dict, self._rewards, self._term, self._trunc, self._infos
         k.step(self.arrays, acts, self._rewards, self._term, self._trunc)
         np.logical_or(self._term, self._trunc, out=self._done)
         if self._done.any():
@@ -399,7 +428,7 @@ class VectorEnv:
                 k.encode(self.arrays, rows, self._seat_buf, self._observed)
                 _copy_seat_rows(self._observed, rows, seat, self._final_obs)
             k.results(self.arrays, rows, self._score, self._rank)
-            _finish_rewards(rows, self._rank, self._rewards, self._reward_rank, self._reward_buf)
+            _finish_rewards(rows, self._rank, self._rewards, self._reward_rank)
             k.new_games(self.arrays, rows, None)
         self._refresh()
         return self._obs_dict, self._rewards, self._term, self._trunc, self._infos
@@ -470,6 +499,36 @@ class VectorEnv:
             raise ValueError("set_state needs a game in progress, got a finished one")
         self.kernels.load(self.arrays, i, state)
         self._refresh()
+
+    def set_states(self, states: Any, games: Any = None):
+        """``set_state`` for many games at once (``games``: their indices, default ``0..len-1``),
+        with one refresh of the observations at the end. Returns the observation dict, as
+        ``reset`` does. Every state is checked before any game changes."""
+        if not self._ready:
+            raise RuntimeError("reset() needs to be called before set_states")
+        states = list(states)
+        games = range(len(states)) if games is None else list(games)
+        if len(games) != len(states):
+            raise ValueError(f"set_states needs one game index per state, got {len(games)} for {len(states)} states")
+        games = [self._check_index(i) for i in games]
+        if len(set(games)) != len(games):
+            raise ValueError("set_states got the same game index twice")
+        for k, state in enumerate(states):
+            if state.terminated or state.truncated:
+                raise ValueError(f"set_states needs games in progress: states[{k}] is finished")
+        for i, state in zip(games, states):
+            self.kernels.load(self.arrays, i, state)
+        self._refresh()
+        return self._obs_dict
+
+    def refresh(self):
+        """Recompute every game's seat to act, mask and observation from the state arrays, after
+        writing them directly (``kernels.load``, copying rows: ``agents/search.py``); returns the
+        observation dict. ``step`` re-encodes only the games that moved."""
+        if not self._ready:
+            raise RuntimeError("reset() needs to be called before refresh")
+        self._refresh()
+        return self._obs_dict
 
     def close(self) -> None:
         pass

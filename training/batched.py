@@ -282,8 +282,8 @@ class BatchedLearnerView:
         if states is not None and len(states) != self.num_envs:
             raise ValueError(f"options['states'] must hold one rules state per game ({self.num_envs}), got {len(states)}")
         self.venv.reset(seed=None if seed is None else int(self._rng.integers(2**63)), options=options or None)
-        for i, state in enumerate(states or ()):
-            self.venv.set_state(i, state)
+        if states is not None:
+            self.venv.set_states(states)
         self._new_episodes(self._arange)
         self._acts[:] = WAIT
         self._advance(first=False)

@@ -48,7 +48,7 @@ from card_envs.fiddlesticks.rules import (
     FiddlesticksRules,
     FiddlesticksState,
 )
-from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
+from card_envs.vector import GameKernels, add_rank_rewards, randbelow, shuffle, store_final_obs, threaded, wait_row
 
 # fields of ``row``
 (PHASE, CUR, DEALER, FIRST, TURNS, TERMINATED, TRUNCATED, STOCK_LEN, PILE_LEN, CLEARED_LEN,
@@ -559,36 +559,93 @@ def _encode_swap_row(picked, dealt, pl, n, offs, tabs, g, me, out):
 @njit(cache=True)
 def encode_serial(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out):
     for w in range(rows.shape[0]):
-        _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out, w)
+        _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats,
+                    out, w),
 
 
 @njit(cache=True, parallel=True)
 def encode_parallel(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out):
     for w in prange(rows.shape[0]):
-        _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out, w)
+        _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats,
+                    out, w),
+
+
+@njit(cache=True, inline="always")
+def _result_row(down, pl, row, cfg, scores, ranks, g):
+    """``scores`` (the cards each player still holds) and ``ranks`` of the finished game g:
+    first_out: the winner 1, everyone else 2; rank_all: the finishing order; a truncated game
+    ranks everyone 1."""
+    n = cfg[C_PLAYERS]
+    over = row[g, TERMINATED] != 0 and row[g, TRUNCATED] == 0
+    for p in range(n):
+        left = pl[g, p, HSIZE] + pl[g, p, ULEN]
+        for j in range(NUM_SLOTS):
+            if down[g, p, j] >= 0:
+                left += 1
+        scores[g, p] = left
+        place = pl[g, p, PLACE]
+        if not over:
+            ranks[g, p] = 1
+        elif cfg[C_RANK_ALL] == 0:
+            ranks[g, p] = 1 if place == 1 else 2
+        else:
+            ranks[g, p] = place if place > 0 else n
 
 
 @njit(cache=True)
 def results_kernel(down, pl, row, cfg, rows, scores, ranks):
-    """``scores`` (the cards each player still holds) and ``ranks``: first_out: the winner 1,
-    everyone else 2; rank_all: the finishing order; a truncated game ranks everyone 1."""
-    n = cfg[C_PLAYERS]
     for w in range(rows.shape[0]):
-        g = rows[w]
-        over = row[g, TERMINATED] != 0 and row[g, TRUNCATED] == 0
-        for p in range(n):
-            left = pl[g, p, HSIZE] + pl[g, p, ULEN]
-            for j in range(NUM_SLOTS):
-                if down[g, p, j] >= 0:
-                    left += 1
-            scores[g, p] = left
-            place = pl[g, p, PLACE]
-            if not over:
-                ranks[g, p] = 1
-            elif cfg[C_RANK_ALL] == 0:
-                ranks[g, p] = 1 if place == 1 else 2
-            else:
-                ranks[g, p] = place if place > 0 else n
+        _result_row(down, pl, row, cfg, scores, ranks, rows[w])
+
+
+@njit(cache=True)
+def _finish_game(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng,
+                 cfg, deck, orders, offs, tabs, final_obs, scores, ranks, observed, seats, rows, g):
+    """The game g that ended in this step: every seat's final observation, the results and a new game
+    (not inlined: it runs only for the few games that end)."""
+    for s in range(cfg[C_PLAYERS]):
+        seats[g] = s
+        _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats,
+                    observed, g)
+        if row[g, PHASE] == SWAP:
+            _encode_swap_row(picked, dealt, pl, cfg[C_PLAYERS], offs, tabs, g, s, observed)
+        store_final_obs(observed, final_obs, g, s)
+    _result_row(down, pl, row, cfg, scores, ranks, g)
+    _deal(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng, cfg, deck,
+          g, orders[g], False)
+
+
+@njit(cache=True, parallel=True)
+def advance_parallel(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng,
+                     cfg, deck, orders, offs, tabs, actions, rewards, term, trunc, done, final_obs, scores, ranks,
+                     reward_rank, observed, seats, current, mask, obs, rows):
+    """``VectorEnv.step`` in every game, on numba's threads (``Kernels.advance``): the action; if the
+    game ends, every seat's final observation, the results, rank rewards and a new deal; then the
+    seat to act, the mask and the observation. A waiting game keeps its observation."""
+    # every buffer is its own argument: passed as one tuple (unpacked in or out of the loop),
+    # numba's parfor lowering lost stores (the encoder's last block, a waiting game's flags),
+    # found by tests/vector/test_vector_api.py's parallel-path test
+    for g in prange(actions.shape[0]):
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+            done[g] = False
+        else:
+            _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
+                      actions, rewards, term, trunc, g)
+            done[g] = term[g] or trunc[g]
+            if done[g]:
+                _finish_game(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl,
+                             row, rng, cfg, deck, orders, offs, tabs, final_obs, scores, ranks, observed, seats, rows,
+                             g)
+                if reward_rank:
+                    add_rank_rewards(ranks, rewards, g)
+            current[g] = row[g, CUR]
+            _legal_row(hcnt, up, down, pl, row, cfg, mask, g)
+            _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows,
+                        current, obs,
+                        g)
+            if row[g, PHASE] == SWAP:
+                _encode_swap_row(picked, dealt, pl, cfg[C_PLAYERS], offs, tabs, g, current[g], obs)
 
 
 _ARRAYS = ("hand", "hcnt", "up", "down", "picked", "dealt", "known", "absent", "stock", "pile", "pcnt", "cleared",
@@ -667,6 +724,11 @@ class Kernels(GameKernels):
             a["hcnt"], a["up"], a["down"], a["picked"], a["dealt"], a["known"], a["absent"], a["pcnt"], a["ccnt"],
             a["pl"], a["row"], self.cfg, self.offs, self.tabs, rows, seats, out)
         encode_swap(a["picked"], a["dealt"], a["pl"], a["row"], self.cfg, self.offs, self.tabs, rows, seats, out)
+
+    def advance(self, a, actions, out) -> None:
+        """The one-pass step of every game on numba's threads (``VectorEnv.step``)."""
+        advance_parallel(*self._game(a), a["rng"], self.cfg, self.deck, a["order"], self.offs, self.tabs,
+            actions, *out)
 
     def results(self, a, rows, scores, ranks) -> None:
         results_kernel(a["down"], a["pl"], a["row"], self.cfg, rows, scores, ranks)

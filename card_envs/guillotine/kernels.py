@@ -62,7 +62,8 @@ from card_envs.guillotine.rules import (
     GuillotineRules,
     GuillotineState,
 )
-from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
+from card_envs.vector import (GameKernels, add_rank_rewards, final_result, randbelow, shuffle, store_final_obs, threaded,
+                              wait_row)
 
 N = NUM_PLAYERS
 assert N == 4  # relative seats are computed as ``& 3``
@@ -542,6 +543,43 @@ def encode_parallel(seat, row, cfg, tab, rows, seats, out):
 
 
 
+@njit(cache=True)
+def _finish_game(seat, row, rng, cfg, tab, orders, final_obs, scores, ranks, observed, seats, rows, g):
+    """The game g that ended in this step: every seat's final observation, the results (the lowest
+    total first) and a new game (not inlined: it runs only for the few games that end)."""
+    for s in range(N):
+        seats[g] = s
+        _encode_row(seat, row, cfg, tab, rows, seats, observed, g)
+        store_final_obs(observed, final_obs, g, s)
+    final_result(seat[:, :, TOTAL], True, scores, ranks, g)
+    _new_game(seat, row, rng, cfg, g, orders[g], False)
+
+
+@njit(cache=True, parallel=True)
+def advance_parallel(seat, row, rng, cfg, strength, tab, orders, points, actions, rewards, term, trunc, done, final_obs,
+                     scores, ranks, reward_rank, observed, seats, current, mask, obs, rows):
+    """``VectorEnv.step`` in every game, on numba's threads (``Kernels.advance``): the action; if the
+    game ends, every seat's final observation, the results (the lowest total first), rank rewards
+    and a new game; then the seat to act, the mask and the observation. A waiting game keeps its
+    observation."""
+    # every buffer is its own argument: passed as one tuple (unpacked in or out of the loop),
+    # numba's parfor lowering lost stores (the encoder's last block, a waiting game's flags),
+    # found by tests/vector/test_vector_api.py's parallel-path test
+    for g in prange(actions.shape[0]):
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+            done[g] = False
+        else:
+            _step_row(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, g)
+            done[g] = term[g] or trunc[g]
+            if done[g]:
+                _finish_game(seat, row, rng, cfg, tab, orders, final_obs, scores, ranks, observed, seats, rows, g)
+                if reward_rank:
+                    add_rank_rewards(ranks, rewards, g)
+            current[g] = row[g, CUR]
+            _legal_row(seat, row, cfg, mask, g)
+            _encode_row(seat, row, cfg, tab, rows, current, obs, g)
+
 
 class Kernels(GameKernels):
     """Guillotine's kernels for one configuration (the interface ``card_envs.vector.VectorEnv`` uses)."""
@@ -594,6 +632,11 @@ class Kernels(GameKernels):
     def encode(self, a, rows, seats, out) -> None:
         (encode_parallel if threaded(rows.shape[0]) else encode_serial)(
             a["seat"], a["row"], self.cfg, _BIT_TABLE, rows, seats, out)
+
+    def advance(self, a, actions, out) -> None:
+        """The one-pass step of every game on numba's threads (``VectorEnv.step``)."""
+        advance_parallel(a["seat"], a["row"], a["rng"], self.cfg, self.strength, _BIT_TABLE, a["order"],
+            a["points"], actions, *out)
 
     def points(self, a) -> np.ndarray:
         return a["seat"][:, :, TOTAL]

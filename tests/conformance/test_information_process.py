@@ -21,7 +21,7 @@ from tests.conformance.process import check_process
 
 #: random games per configuration in the default suite, and in the slow (CI) run
 PROCESS_GAMES = int(os.environ.get("CARD_ENVS_PROCESS_GAMES", "4"))
-SLOW_PROCESS_GAMES = 8
+SLOW_PROCESS_GAMES = 6
 
 
 def _process_cases():

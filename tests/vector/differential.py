@@ -38,6 +38,10 @@ def _census(rules, state):
     return {k: len(v) for k, v in zones.items()}, Counter(c for v in zones.values() for c in v)
 
 
+#: the kernels ``VectorEnv.step`` calls one after another where a game has no ``advance``
+STEP_BY_STEP = ("step", "legal", "encode", "new_games", "results")
+
+
 def play_differential(game: str, config: dict, *, games: int, batch: int = 8, seed: int = 0, kernels=None,
                       seats_per_step: int | None = None) -> DiffReport:
     """Play ``games`` random games through both engines, comparing every step (see the module
@@ -47,7 +51,13 @@ def play_differential(game: str, config: dict, *, games: int, batch: int = 8, se
     module = card_envs.ENVIRONMENTS[f"{game}_v0"]
     venv = vector.make(game, batch, config)
     if kernels is not None:  # a planted bug (the negative control)
-        venv.kernels = kernels(venv.rules)
+        venv.kernels = planted = kernels(venv.rules)
+        base = type(vector.make(game, 1, config).kernels)
+        if any(m in vars(planted) or getattr(type(planted), m) is not getattr(base, m) for m in STEP_BY_STEP):
+            # the bug is planted in a step-by-step kernel, which a game's one-pass ``advance``
+            # does not call: play through those (a bug planted in the configuration or the
+            # tables reaches ``advance`` too, and is caught there)
+            planted.advance = None
     venv.reset(seed=seed)
     envs = [module.raw_env(**config) for _ in range(batch)]
     rules = envs[0].rules

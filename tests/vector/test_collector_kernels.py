@@ -236,33 +236,3 @@ def _planted_collector():
 def test_a_planted_rule_change_in_the_collector_kernels_is_caught():
     report = play_differential("collector", {"num_players": 4, "max_rounds": 30}, games=8, seed=5, kernels=_planted_collector())
     assert report.mismatch is not None, "the differential test missed a changed rule"
-
-
-def test_results_do_not_depend_on_the_thread_count_on_the_parallel_path():
-    """A batch big enough for the ``prange`` drivers (``PARALLEL_MIN_ROWS``) plays the same
-    games on one thread and on two."""
-    import numba
-
-    from card_envs.vector import PARALLEL_MIN_ROWS
-
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("numba sees a single core")
-
-    def run(game, threads):
-        numba.set_num_threads(threads)
-        try:
-            venv = vector.make(game, PARALLEL_MIN_ROWS, {"num_players": 3, "max_rounds" if game == "collector" else "max_rounds_per_deal": 5})
-            obs, _ = venv.reset(seed=4)
-            venv.sample_actions(4)
-            out = [obs["observation"].copy()]
-            for _ in range(40):
-                obs, rew, term, trunc, infos = venv.step(venv.sample_actions())
-                out += [obs["observation"].copy(), obs["action_mask"].copy(), rew.copy(), term.copy(), trunc.copy(),
-                        infos["final_obs"].copy()]
-            return out
-        finally:
-            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-
-    for game in ("collector", "hot"):
-        one, two = run(game, 1), run(game, 2)
-        assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two)), game

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import random
 import subprocess
 import sys
@@ -193,30 +194,6 @@ def test_import_card_envs_works_without_numba_and_vector_env_names_the_extra():
     assert "IMPORT ERROR:" in out and "card_envs[vector]" in out
 
 
-@pytest.mark.parametrize("game, cfg", [("golf", CONFIG), ("guilders", {"num_players": 3, "chaotic_joker": True, "refan_discards": 1})])
-def test_results_do_not_depend_on_the_thread_count(game, cfg):
-    import numba
-
-    def run(threads):
-        numba.set_num_threads(threads)
-        try:
-            venv = vector.make(game, vector.PARALLEL_MIN_ROWS + 32, cfg)  # big enough for the prange drivers
-            obs, _ = venv.reset(seed=11)
-            venv.sample_actions(3)
-            out = [obs["observation"].copy()]
-            for _ in range(120):
-                obs, rew, term, trunc, infos = venv.step(venv.sample_actions())
-                out += [obs["observation"].copy(), rew.copy(), term.copy(), infos["final_obs"].copy()]
-            return out
-        finally:
-            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("numba sees a single core")
-    one, two = run(1), run(2)
-    assert all(a.tobytes() == b.tobytes() for a, b in zip(one, two))
-
-
 def test_guilders_vector_env_exists_with_every_option():
     venv = card_envs.guilders_v0.vector_env(num_envs=4, num_players=60, num_decks=2, evil_joker=True, good_joker=True,
                                             chaotic_joker=True, public_discards=True, refan_discards=2)
@@ -354,3 +331,106 @@ def test_a_waiting_game_does_not_move_while_the_others_do(game):
     assert moved, "the games that did not wait moved"
     with pytest.raises(ValueError, match="illegal"):
         venv.step(np.full(8, -2))
+
+
+#: steps per configuration of the parallel-path test (a parallel region on a loaded two-core
+#: machine costs milliseconds: the test's time is mostly that)
+STEPS = 80
+
+
+def _outputs(game: str, cfg: dict, threads: int, steps: int) -> tuple[list[np.ndarray], int]:
+    """Everything ``step`` returns over ``steps`` random steps of a prange-sized batch, with
+    ``threads`` threads (two: the one-pass ``advance`` kernel; one: the step-by-step kernels);
+    and how many games finished."""
+    import numba
+
+    numba.set_num_threads(threads)
+    try:
+        venv = vector.make(game, vector.PARALLEL_MIN_ROWS + 16, cfg)
+        obs, _ = venv.reset(seed=3)
+        venv.sample_actions(3)
+        out, finished = [obs["observation"].copy(), obs["action_mask"].copy()], 0
+        for step in range(steps):
+            actions = venv.sample_actions().copy()
+            actions[step % 7 :: 7] = vector.WAIT  # some games wait in every step
+            obs, rew, term, trunc, infos = venv.step(actions)
+            done = infos["_final_obs"]
+            finished += int(done.sum())
+            out += [obs["observation"].copy(), obs["action_mask"].copy(), obs["current_player"].copy(), rew.copy(),
+                    term.copy(), trunc.copy(), done.copy(), infos["final_obs"][done].copy(),
+                    infos["final_info"]["score"][done].copy(), infos["final_info"]["rank"][done].copy()]
+        return out, finished
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+#: the games whose kernels have the one-pass ``advance`` (``card_envs/vector.py``)
+ONE_PASS_GAMES = [g for g in VECTOR_GAMES if hasattr(importlib.import_module(f"card_envs.{g}.kernels").Kernels, "advance")]
+
+
+def test_the_games_whose_two_core_step_needed_it_have_the_one_pass_step():
+    assert {"guillotine", "fiddlesticks"} <= set(ONE_PASS_GAMES)
+
+
+@pytest.mark.parametrize("game", ONE_PASS_GAMES)
+def test_the_one_pass_parallel_step_is_the_step_by_step_step_in_every_configuration(game):
+    """On threads ``VectorEnv.step`` runs each game's ``advance`` kernel (step, final
+    observations, results, new games, masks and observations in one parallel pass); on one thread
+    the step-by-step kernels the differential test checks against ``raw_env()``. Both give the
+    same bytes, waiting games included, in every configuration the differential test plays."""
+    import numba
+
+    from tests.vector.test_differential import configurations
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.fail("numba sees a single core: the parallel path cannot be compared")
+    finished = 0
+    for cfg in configurations(game):
+        one, ended = _outputs(game, cfg, 1, STEPS)
+        two, _ = _outputs(game, cfg, 2, STEPS)
+        assert len(one) == len(two)
+        for i, (a, b) in enumerate(zip(one, two)):
+            assert a.shape == b.shape and a.tobytes() == b.tobytes(), f"{cfg}: output {i} differs"
+        finished += ended
+    assert finished > 0, "no game finished: the final observations and new games were not compared"
+
+
+def test_set_states_loads_many_games_as_set_state_does_one_by_one():
+    a, b = make(6), make(6)
+    a.reset(seed=4)
+    b.reset(seed=4)
+    for _ in range(30):
+        acts = a.sample_actions().copy()
+        a.step(acts)
+        b.step(acts)
+    states = [a.get_state(i) for i in (5, 0, 3)]
+    for i, s in zip((1, 2, 4), states):
+        a.set_state(i, s)
+    obs = b.set_states(states, games=(1, 2, 4))
+    assert obs["observation"].tobytes() == a._obs.tobytes() and obs["action_mask"].tobytes() == a._mask.tobytes()
+    for p in range(3):
+        assert a.observe(np.full(6, p)).tobytes() == b.observe(np.full(6, p)).tobytes()
+    assert all(np.array_equal(a.arrays[k], b.arrays[k]) for k in a.arrays if k != "rng")
+    with pytest.raises(ValueError, match="one game index per state"):
+        b.set_states(states, games=(1, 2))
+    with pytest.raises(ValueError, match="same game index twice"):
+        b.set_states(states, games=(1, 1, 2))
+    with pytest.raises(ValueError, match="game index"):
+        b.set_states(states[:1], games=(9,))
+    finished = states[0].copy()
+    finished.terminated = True
+    before = {k: v.copy() for k, v in b.arrays.items()}
+    with pytest.raises(ValueError, match=r"states\[1\] is finished"):
+        b.set_states([states[1], finished])
+    assert all(np.array_equal(b.arrays[k], before[k]) for k in before), "a refused set_states changed a game"
+
+
+def test_refresh_re_encodes_games_written_directly():
+    venv = make(4)
+    venv.reset(seed=2)
+    for _ in range(10):
+        venv.step(venv.sample_actions())
+    venv.kernels.load(venv.arrays, 0, venv.get_state(3))  # written directly: the buffers are stale
+    obs = venv.refresh()
+    assert obs["observation"][0].tobytes() == obs["observation"][3].tobytes()
+    assert obs["action_mask"][0].tobytes() == obs["action_mask"][3].tobytes()
