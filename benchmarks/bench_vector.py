@@ -228,7 +228,7 @@ def render(rows, hearts, elapsed, args) -> str:
         )
     lines += [
         "",
-        f"OpenSpiel `hearts` (C++, information-state tensor written through its buffer API every step), same run: "
+        "OpenSpiel `hearts` (C++, information-state tensor written through its buffer API every step), same run: "
         + (f"{hearts:,.0f} steps/s." if hearts else "not installed."),
         "",
         "Targets at N=1024: one core ≥ 40× `env()` and ≥ 2× hearts; two cores ≥ 1.6× one core. "
