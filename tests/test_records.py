@@ -18,7 +18,7 @@ from tests.conformance.cases import CASES, FIRST_CASES, random_action
 
 #: random games replayed observation by observation in the default suite, and in the slow one
 DEFAULT_GAMES = 90
-SLOW_GAMES = 1000
+SLOW_GAMES = 600
 GOLF2 = {"num_players": 2, "num_rounds": 1}
 
 
@@ -126,7 +126,7 @@ def test_ninety_recorded_random_games_replay_every_observation():
 
 
 @pytest.mark.slow
-def test_a_thousand_recorded_random_games_replay_every_observation():
+def test_six_hundred_recorded_random_games_replay_every_observation():
     _replay_many(SLOW_GAMES)
 
 

@@ -28,7 +28,7 @@ def test_load_gives_the_random_and_heuristic_agents_and_rejects_unknown_specs():
 @pytest.mark.parametrize(
     "spec, games",
     [("random", 100), ("heuristic", 50),
-     pytest.param("random", 200, marks=pytest.mark.slow), pytest.param("heuristic", 120, marks=pytest.mark.slow)],
+     pytest.param("random", 150, marks=pytest.mark.slow), pytest.param("heuristic", 80, marks=pytest.mark.slow)],
 )
 def test_baseline_agents_never_choose_an_illegal_action(module, config, spec, games):
     name = module.env().metadata["name"]

@@ -289,7 +289,7 @@ def test_domino_prefers_a_card_that_frees_its_own_next_card():
         ({"mode": "single", "contract": "domino"}, 50),
         ({"mode": "single", "trick_rank_order": "french", "king_rule": "contract_suit_king"}, 50),
         ({}, 40),
-        pytest.param({}, 120, marks=pytest.mark.slow),
+        pytest.param({}, 80, marks=pytest.mark.slow),
     ],
 )
 def test_the_heuristic_never_plays_an_illegal_action(config, games):
