@@ -1,0 +1,24 @@
+"""Compile the batched engine's kernels for the given games into numba's cache (CI, before the
+tests): the two pytest workers would otherwise compile the same kernels at once on a clean clone.
+One thread and two (both drivers), every step kind (moves, waits, finished games' new deals)."""
+
+import sys
+
+import numba
+import numpy as np
+
+import card_envs
+from card_envs import vector
+
+for game in sys.argv[1:]:
+    module = card_envs.ENVIRONMENTS[f"{game}_v0"]
+    for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+        numba.set_num_threads(threads)
+        venv = module.vector_env(num_envs=vector.PARALLEL_MIN_ROWS + 16, **module.BENCHMARK_CONFIG)
+        venv.reset(seed=0)
+        venv.observe(np.zeros(venv.num_envs, dtype=np.int64))
+        for step in range(200):
+            actions = venv.sample_actions().copy()
+            actions[step % 5 :: 5] = vector.WAIT
+            venv.step(actions)
+    print(f"kernels of {game} compiled", flush=True)
