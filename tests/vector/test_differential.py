@@ -59,7 +59,7 @@ def test_the_batched_engine_plays_the_same_game_as_raw_env(game, config, k):
 @pytest.mark.slow
 @pytest.mark.parametrize("game, config, k", list(_cases()))
 def test_the_batched_engine_plays_the_same_game_as_raw_env_in_many_games(game, config, k):
-    games = 2 * _games(config)
+    games = _games(config)
     report = play_differential(game, config, games=games, batch=32, seed=1000 + k)
     assert report.mismatch is None, report.mismatch
     assert report.games >= games
