@@ -44,27 +44,35 @@ REPEATS = 10
 START, END = "<!-- vector_env: start -->", "<!-- vector_env: end -->"
 
 
-def vector_steps_per_second(name: str, config: dict, num_envs: int, seconds: float, threads: int) -> float:
+def _slice_rate(venv, seconds: float) -> float:
+    """Random-play steps/s of ``venv`` over one slice of about ``seconds`` (batches of 8 steps)."""
+    steps = 0
+    start = time.perf_counter()
+    while True:
+        for _ in range(8):
+            venv.step(venv.sample_actions())
+        steps += 8
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return steps * venv.num_envs / elapsed
+
+
+def _warm_batch(name: str, config: dict, num_envs: int, threads: tuple[int, ...]):
+    """A reset batch, stepped a few times with each thread count (kernels loaded)."""
     import numba
 
-    numba.set_num_threads(threads)
     venv = card_envs.ENVIRONMENTS[name].vector_env(num_envs=num_envs, **config)
     venv.reset(seed=0)
-    for _ in range(3):
-        venv.step(venv.sample_actions())
-    best = 0.0
-    for _ in range(REPEATS):
-        steps = 0
-        start = time.perf_counter()
-        while True:
-            for _ in range(8):
-                venv.step(venv.sample_actions())
-            steps += 8
-            elapsed = time.perf_counter() - start
-            if elapsed >= seconds / REPEATS:
-                break
-        best = max(best, steps * num_envs / elapsed)
-    return best
+    for k in threads:
+        numba.set_num_threads(k)
+        for _ in range(3):
+            venv.step(venv.sample_actions())
+    return venv
+
+
+def vector_steps_per_second(name: str, config: dict, num_envs: int, seconds: float, threads: int) -> float:
+    venv = _warm_batch(name, config, num_envs, (threads,))
+    return max(_slice_rate(venv, seconds / REPEATS) for _ in range(REPEATS))
 
 
 def one_and_two_cores(name: str, config: dict, num_envs: int, seconds: float) -> tuple[float, float]:
@@ -73,26 +81,12 @@ def one_and_two_cores(name: str, config: dict, num_envs: int, seconds: float) ->
     the two-core ratio is a same-moment ratio, not one of two blocks measured a minute apart."""
     import numba
 
-    venv = card_envs.ENVIRONMENTS[name].vector_env(num_envs=num_envs, **config)
-    venv.reset(seed=0)
+    venv = _warm_batch(name, config, num_envs, (1, 2))
     best = {1: 0.0, 2: 0.0}
-    for threads in (1, 2):
-        numba.set_num_threads(threads)
-        for _ in range(3):
-            venv.step(venv.sample_actions())
     for _ in range(REPEATS):
         for threads in (1, 2):
             numba.set_num_threads(threads)
-            steps = 0
-            start = time.perf_counter()
-            while True:
-                for _ in range(8):
-                    venv.step(venv.sample_actions())
-                steps += 8
-                elapsed = time.perf_counter() - start
-                if elapsed >= seconds / REPEATS:
-                    break
-            best[threads] = max(best[threads], steps * num_envs / elapsed)
+            best[threads] = max(best[threads], _slice_rate(venv, seconds / REPEATS))
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     return best[1], best[2]
 
