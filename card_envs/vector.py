@@ -75,10 +75,10 @@ A game supplies a *kernels* object (``card_envs/<game>/kernels.py``) with fixed-
                                         and a serial part (on two cores the forks and joins bound
                                         the gain; Guillotine and Fiddlesticks have it, the games
                                         whose one-core step is fastest): each game that moves is
-                                        stepped; if it ends,
-                                        every seat's final observation, its results, rank rewards
-                                        and a new game; then its seat to act, mask and
-                                        observation. A game that waits keeps its (unchanged)
+                                        stepped; if it ends, every seat's final observation, its
+                                        results, rank rewards and a new game; then its seat to
+                                        act, mask and observation. A game that waits keeps its
+                                        (unchanged)
                                         observation and mask. ``out``: ``VectorEnv._out``, the
                                         step's output buffers. On one thread the step-by-step
                                         kernels are faster (tight loops, measured), so they run.
