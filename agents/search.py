@@ -32,6 +32,14 @@ simulations one by one on the pure-Python rules engine: the readable reference; 
 heuristic rollout (deterministic) and no chance event left in the game, both give the same
 returns exactly (tests/agents/test_search.py).
 
+**A prior** (PIMC's ``prior=heuristic``): the rule-based player's choice is kept unless the
+worlds show that another action is better: the best action by mean is played only when its mean
+beats the prior's by more than ``z`` standard errors of their paired difference over the worlds
+(both are scored in the same worlds, and one more world is counted in which they tie), else the
+prior's. Few worlds fit in a small budget and
+their returns are noisy (a rank reward is +1 or -1); the prior keeps the search from trading a
+sound move for a lucky sample, and lets it overrule the heuristic where the evidence is clear.
+
 **ISMCTS** (``"ismcts"``): single-observer information-set MCTS (Cowling, Powley & Whitehouse
 2012, SO-ISMCTS). One tree, of the observer's information sets: a node is the sequence of
 actions from the decision (every seat's moves: in SO-ISMCTS the others' actions are treated as
@@ -89,6 +97,8 @@ KEYS: dict[str, dict[str, tuple[Any, Any, str]]] = {
         "rollout": (("random", "heuristic"), "random", "the policy that finishes each simulated game"),
         "engine": (("batched", "rules"), "batched", "the batched engine or the rules engine (reference)"),
         "batch": (int, 8, "worlds per batch under a ms budget"),
+        "prior": (("none", "heuristic"), "none", "an action kept unless the worlds show another is better (heuristic: the rule-based player's choice)"),
+        "z": (float, 2.0, "with a prior: standard errors of the paired difference by which another action must beat it"),
     },
     "ismcts": {
         "iterations": (int, 2000, "iterations (one sampled world each) per decision"),
@@ -226,8 +236,8 @@ class Table:
             if rollout == "random":
                 legal = np.flatnonzero(mask)
                 a = int(legal[rng.integers(len(legal))])
-            else:
-                a = self.heuristic_action(self.env._encode(state, state.current_player), mask, rng)
+            else:  # the seat's view straight from the state: what decoding its observation gives
+                a = int(self.heuristic(self.env.view_of(state, state.current_player), mask, rules, rng))
             steps += 1
             if self._apply(state, a, ret):
                 break
@@ -446,10 +456,11 @@ class PIMCAgent(SearchAgent):
     kind = "pimc"
 
     def evaluate(self, t: Table, x: np.ndarray, legal: np.ndarray, start: float | None = None):
-        """``(values, worlds, steps)``: each legal action's mean return over the sampled worlds."""
+        """``(returns, steps)``: the ``(worlds, legal actions)`` returns of every sampled world
+        (a column per legal action, in ``legal``'s order)."""
         o = self.options
         simulate = simulate_batched if o["engine"] == "batched" else simulate_rules
-        total = np.zeros(len(legal))
+        batches = []
         worlds = steps = 0
         deadline = None if o["ms"] is None else (start if start is not None else time.perf_counter()) + o["ms"] / 1000
         while True:
@@ -459,7 +470,7 @@ class PIMCAgent(SearchAgent):
             began = time.perf_counter()
             batch = [t.sample_world(x, self.rng) for _ in range(want)]
             returns, k = simulate(t, batch, legal, o["rollout"], self.rng)
-            total += returns.sum(axis=0)
+            batches.append(returns)
             worlds += want
             steps += k
             if o["worlds"] is not None and worlds >= o["worlds"]:
@@ -468,11 +479,25 @@ class PIMCAgent(SearchAgent):
                 now = time.perf_counter()
                 if now + (now - began) > deadline:  # the next batch would overrun
                     break
-        return total / worlds, worlds, steps
+        return np.concatenate(batches), steps
 
     def _search(self, t, x, mask, legal, start):
-        values, worlds, steps = self.evaluate(t, x, legal, start)
-        return int(legal[int(np.argmax(values))]), steps, worlds
+        returns, steps = self.evaluate(t, x, legal, start)
+        best = int(np.argmax(returns.mean(axis=0)))
+        if self.options["prior"] == "heuristic":
+            best = self._keep_prior(returns, best, int(np.searchsorted(legal, t.heuristic_action(x, mask, self.rng))))
+        return int(legal[best]), steps, len(returns)
+
+    def _keep_prior(self, returns: np.ndarray, best: int, prior: int) -> int:
+        """The column to play when a prior action is given: the best column only when its mean
+        beats the prior's by more than ``z`` standard errors of their paired difference over the
+        worlds (the same worlds score both), else the prior. The differences count one more
+        world in which the two tie (the prior's benefit of the doubt): a few worlds that happen
+        to agree have no spread, and would otherwise overrule it at any ``z``."""
+        if best == prior:
+            return prior
+        d = np.append(returns[:, best] - returns[:, prior], 0.0)
+        return best if d.mean() > self.options["z"] * d.std(ddof=1) / math.sqrt(len(d)) else prior
 
 
 class ISMCTSAgent(SearchAgent):

@@ -127,8 +127,13 @@ class CardGameEnv(AECEnv):
             codec = self.__dict__["_codec_cache"] = self.View.Codec(self.rules)
         return codec
 
+    def view_of(self, state: Any, seat: int) -> Any:
+        """The PlayerView of ``seat`` in a rules state: what ``decode`` gives back from that
+        seat's observation vector, without building the vector (search rollouts use it)."""
+        return self.View.view(state, seat)
+
     def _encode(self, state: Any, seat: int) -> np.ndarray:
-        return self._codec.encode(self.View.view(state, seat))
+        return self._codec.encode(self.view_of(state, seat))
 
     def _render_view(self, state: Any, seat: int) -> str:
         return self.View.render(self.View.view(state, seat))

@@ -54,6 +54,7 @@ class Layout:
         for s in self.segments:
             self.high[s.start : s.stop] = s.high
         self.low = np.zeros(self.size, dtype=np.float32)
+        self._parts = [(s.name, s.start, s.stop, s.shape) for s in self.segments]  # for split()
 
     def zeros(self) -> np.ndarray:
         return np.zeros(self.size, dtype=np.float32)
@@ -70,7 +71,7 @@ class Layout:
         """
         if vector.shape != (self.size,):
             raise ValueError(f"observation must have shape ({self.size},), got {vector.shape}")
-        return {s.name: vector[s.start : s.stop].reshape(s.shape) for s in self.segments}
+        return {name: vector[start:stop].reshape(shape) for name, start, stop, shape in self._parts}
 
     def table(self) -> str:
         """The layout as a reStructuredText/Markdown table for a module docstring."""
@@ -259,3 +260,32 @@ def write_one_hot(out: np.ndarray, layout: Layout, name: str, index: int | None,
     seg = layout.by_name[name]
     width = seg.shape[-1]
     out[seg.start + row * width + index] = 1.0
+
+
+# ------------------------------------------------------------------- reading a vector back
+# The decoders' shared readers: whole segments at once (one numpy call, then plain lists), not
+# an np.flatnonzero per one-hot: decoding is on the path of every heuristic decision.
+def read_one_hot(a: np.ndarray) -> int | None:
+    """The index of the first nonzero entry of a 1-D one-hot, or None when it is all zero."""
+    nz = a != 0
+    i = int(nz.argmax())
+    return i if nz[i] else None
+
+
+def read_one_hots(a: np.ndarray) -> list:
+    """:func:`read_one_hot` of every one-hot along the last axis of ``a``: nested lists with
+    ``a``'s leading shape, each item an int or None."""
+    nz = a != 0
+    idx = np.where(nz.any(axis=-1), nz.argmax(axis=-1), -1).tolist()
+    if a.ndim == 2:
+        return [None if i < 0 else i for i in idx]
+    if a.ndim == 3:
+        return [[None if i < 0 else i for i in row] for row in idx]
+    raise ValueError(f"read_one_hots reads 2-D or 3-D segments, got shape {a.shape}")
+
+
+def read_scaled(a: np.ndarray, scale: float) -> list:
+    """``int(round(float(v) * scale))`` of every entry of ``a`` (a scaled count read back), as
+    nested lists with ``a``'s shape: one numpy call (``np.rint`` rounds halves to even, as
+    Python's ``round`` does)."""
+    return np.rint(a.astype(np.float64) * scale).astype(np.int64).tolist()

@@ -113,14 +113,14 @@ def _values(contract: int, king_rule: str) -> list[float]:
 
 # ------------------------------------------------------------------------------- entry
 def choose(view, mask: np.ndarray, rules, rng: np.random.Generator) -> int:
-    legal = np.flatnonzero(mask)
+    legal = np.flatnonzero(mask).tolist()
     if len(legal) == 1:
-        return int(legal[0])
+        return legal[0]
     if view.phase == "choose":
-        return choose_contract(view, [int(a) - CHOOSE_BASE for a in legal if CHOOSE_BASE <= a < PASS_STOP], rules)
+        return choose_contract(view, [a - CHOOSE_BASE for a in legal if CHOOSE_BASE <= a < PASS_STOP], rules)
     if view.contract == DOMINO:
         return domino_move(view, mask, rules)
-    cards = [int(a) for a in legal if a < NUM_CARDS]
+    cards = [a for a in legal if a < NUM_CARDS]
     return TrickPlay(view, rules).choose(cards)
 
 
@@ -138,12 +138,17 @@ class TrickPlay:
         for m in view.played:
             played |= m
         self.outstanding = ALL_CARDS & ~played & ~view.hand
+        #: the outstanding cards of each suit, ascending
+        self.out_by_suit = [[], [], [], []]
+        for c in cards_of(self.outstanding):
+            self.out_by_suit[c >> 3].append(c)
         self.trick_no = sum(t.bit_count() for t in view.taken) // 4
         self.tricks_left = 8 - self.trick_no
         self.on_trick = [c for c in view.trick if c is not None]
         self.led = view.led_suit if self.on_trick else None
         self.later = [k for k in (1, 2, 3) if view.trick[k] is None]
         self._hl: dict = {}
+        self._held: dict = {}
         self._dumps: dict = {}
         # the card winning the trick so far
         self.best = None
@@ -151,7 +156,7 @@ class TrickPlay:
             for c in self.on_trick:
                 if c >> 3 == self.led and (self.best is None or self.strength[c & 7] > self.strength[self.best & 7]):
                     self.best = c
-        out_value = sum(self.values[c] for c in cards_of(self.outstanding))
+        out_value = sum(self.values[c] for cs in self.out_by_suit for c in cs)
         # average value of the other cards of a remaining trick, plus its own bonus
         self.avg_trick = out_value / max(1, self.tricks_left) + (
             -5.0 if self.contract == PARLIAMENT else 10.0 / 8 if self.contract == GUILLOTINE else 0.0)
@@ -161,13 +166,20 @@ class TrickPlay:
         v = self.v
         return [k for k in (1, 2, 3) if v.hand_sizes[k] > 0 and not v.known_absent[k] >> c & 1]
 
+    def held(self, c: int) -> tuple[int, int]:
+        """(cards in the hands that may hold c, those of them still to play to this trick)."""
+        if c not in self._held:
+            sizes = self.v.hand_sizes
+            hs = self.holders(c)
+            self._held[c] = (sum(sizes[k] for k in hs), sum(sizes[k] for k in hs if k in self.later))
+        return self._held[c]
+
     def p_later(self, c: int) -> float:
         """Chance that outstanding card c lies with a player still to play to this trick."""
-        hs = self.holders(c)
-        total = sum(self.v.hand_sizes[k] for k in hs)
+        total, later = self.held(c)
         if not total:
             return 0.0
-        return sum(self.v.hand_sizes[k] for k in hs if k in self.later) / total
+        return later / total
 
     def p_void(self, k: int, suit: int) -> float:
         """Chance that player k holds no card of ``suit``."""
@@ -175,16 +187,16 @@ class TrickPlay:
         if v.known_absent[k] & SUIT_MASK[suit] == SUIT_MASK[suit]:
             return 1.0
         p = 1.0
-        for x in cards_of(self.outstanding & SUIT_MASK[suit] & ~v.known_absent[k]):
-            hs = self.holders(x)
-            p *= 1.0 - v.hand_sizes[k] / sum(v.hand_sizes[j] for j in hs)
+        for x in self.out_by_suit[suit]:
+            if not v.known_absent[k] >> x & 1:
+                p *= 1.0 - v.hand_sizes[k] / self.held(x)[0]
         return p
 
     def higher_lower(self, c: int) -> tuple[list[int], list[int]]:
         """The outstanding cards of c's suit above and below it."""
         if c not in self._hl:
             s, st = c >> 3, self.strength[c & 7]
-            out = cards_of(self.outstanding & SUIT_MASK[s])
+            out = self.out_by_suit[s]
             self._hl[c] = ([x for x in out if self.strength[x & 7] > st], [x for x in out if self.strength[x & 7] < st])
         return self._hl[c]
 
@@ -231,7 +243,7 @@ class TrickPlay:
         v, vals = self.v, self.values
         base = 5.0 if self.contract == GUILLOTINE else 0.0
         add = 0.0
-        others = cards_of(self.outstanding & ~SUIT_MASK[suit])
+        others = [x for s, cs in enumerate(self.out_by_suit) if s != suit for x in cs]
         for k in self.later:
             if v.hand_sizes[k] == 0:
                 continue
@@ -438,7 +450,7 @@ def domino_move(view, mask: np.ndarray, rules) -> int:
     """The opening card, a turn's card, or a bonus step (a card or STOP)."""
     hand = view.hand
     layout = view.layout
-    legal = [int(a) for a in np.flatnonzero(mask) if a < NUM_CARDS]
+    legal = [a for a in np.flatnonzero(mask).tolist() if a < NUM_CARDS]
     if layout == 0:  # the opening card
         return best_opening(hand)[0]
     anchor = view.anchor

@@ -27,7 +27,6 @@ irrelevant).
 
 from __future__ import annotations
 
-import copy
 from collections import deque
 from itertools import islice
 from typing import Any
@@ -35,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from card_envs import cards
+from card_envs.generators import copy_generator
 
 PLAY, ACQUIRE, OVER = 0, 1, 2
 PHASE_NAMES = ("play", "acquire", "over")
@@ -113,7 +113,7 @@ class SetState:
         s.scores = self.scores[:]
         s.deal = self.deal
         s.last_deal_points = self.last_deal_points[:]
-        s.rng = copy.deepcopy(self.rng)  # an independent copy: applying moves to it leaves self alone
+        s.rng = copy_generator(self.rng)  # an independent copy: applying moves to it leaves self alone
         return s
 
     def distinct(self, seat: int) -> int:

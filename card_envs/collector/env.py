@@ -126,8 +126,13 @@ class raw_env(CardGameEnv):
             max_deals=getattr(c, "max_deals", 100),
         )
 
+    def view_of(self, state, seat):
+        """The PlayerView of ``seat`` in a rules state (what ``decode`` gives back from its
+        observation vector, without building the vector)."""
+        return view_mod.view(state, seat, self.hot)
+
     def _encode(self, state, seat):
-        return view_mod.encode(view_mod.view(state, seat, self.hot))
+        return view_mod.encode(self.view_of(state, seat))
 
     def _render_view(self, state, seat):
         return view_mod.render_view(view_mod.view(state, seat, self.hot), self.rules._names)

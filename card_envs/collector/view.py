@@ -41,6 +41,7 @@ laid-down hands.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
@@ -49,7 +50,7 @@ import numpy as np
 
 from card_envs import views
 from card_envs.collector.engine import DRAW_TWO, NUM_RANKS, PHASE_NAMES, RANK_NAMES, TAKE_BASE, SetState
-from card_envs.encoding import Layout
+from card_envs.encoding import Layout, read_scaled
 
 STOCK_DEPTH = 52  # the stock never holds more than the deck
 
@@ -273,53 +274,68 @@ def encode(v: PlayerView) -> np.ndarray:
     return x
 
 
+def _row_one_hots(nonzero: list[int], start: int, rows: int, width: int) -> list[int | None]:
+    """The one-hot of each row of the ``rows`` × ``width`` segment at ``start`` (its first nonzero
+    column, None for an all-zero row), read from ``nonzero``, the ascending indices of the
+    vector's nonzero entries (a few per segment: quicker than several numpy calls per segment)."""
+    out = [None] * rows
+    for i in reversed(nonzero[bisect_left(nonzero, start) : bisect_left(nonzero, start + rows * width)]):
+        out[(i - start) // width] = (i - start) % width
+    return out
+
+
 def decode(vector: np.ndarray, hot: bool = False) -> PlayerView:
-    """The view an observation vector encodes (``encode(decode(x)) == x``)."""
+    """The view an observation vector encodes (``encode(decode(x)) == x``): the one-hots and
+    flags read from the indices of the nonzero entries (one numpy call), the counts as lists."""
     x = np.asarray(vector, dtype=np.float32)
     n = _size_to_players(x.shape[0], hot)
-    layout = make_layout(n, hot)
-    seg = layout.split(x)
+    o = _slices(n, hot)
+    nonzero = x.nonzero()[0].tolist()
 
-    def one_hot(row) -> int | None:
-        nz = np.flatnonzero(row)
-        return None if len(nz) == 0 else int(nz[0])
+    def one_hots(name: str, rows: int, width: int) -> list[int | None]:
+        return _row_one_hots(nonzero, o[name], rows, width)
 
-    def row_one_hots(m) -> list[int | None]:
-        """``one_hot`` of every row of a 2-D segment, in one numpy pass."""
-        hot = m != 0
-        first = hot.argmax(axis=1).tolist()
-        return [i if h else None for i, h in zip(first, hot.any(axis=1).tolist())]
+    def one_hot(name: str, width: int) -> int | None:
+        return _row_one_hots(nonzero, o[name], 1, width)[0]
 
-    def ints(row) -> tuple[int, ...]:
-        return tuple(int(round(float(c))) for c in row)
+    def flags(name: str) -> tuple[bool, ...]:
+        return tuple([c is not None for c in one_hots(name, n, 1)])
 
-    phase = one_hot(seg["phase"])
-    stock_rows = row_one_hots(seg["stock_known"])
-    shown = seg["shown_hands"]
+    def per_seat(name: str) -> tuple[int, ...]:  # n counts: quicker through a list than numpy
+        return tuple([round(v) for v in x[o[name] : o[name] + n].tolist()])
+
+    # the counts lie end to end: own hand, hand sizes, last draws, known cards
+    counts = read_scaled(x[o["_counts"] : o["_counts"] + NUM_RANKS + 2 * n + n * NUM_RANKS], 1)
+    sizes_end, drawn_end = NUM_RANKS + n, NUM_RANKS + 2 * n
+    shown_hands = None
+    if one_hot("shown_hands", n * NUM_RANKS) is not None:  # some count is nonzero: hands were laid down
+        sh = o["shown_hands"]
+        shown_hands = tuple([tuple(row) for row in read_scaled(x[sh : sh + n * NUM_RANKS].reshape(n, NUM_RANKS), 1)])
+    phase = one_hot("phase", 2)
     return PlayerView(
         num_players=n,
         phase="over" if phase is None else ("play", "acquire")[phase],
-        lead=one_hot(seg["lead"]),
-        round=int(seg["round"][0]),
-        hand=ints(seg["hand"]),
-        hand_sizes=ints(seg["hand_sizes"]),
-        stock_size=int(seg["stock_size"][0]),
-        own_commit=one_hot(seg["own_commit"]),
-        committed=tuple(bool(c) for c in seg["committed"]),
-        played=tuple(row_one_hots(seg["played"])),
-        last_played=tuple(row_one_hots(seg["last_played"])),
-        last_taken_by=tuple(row_one_hots(seg["last_taken_by"])),
-        last_drawn=ints(seg["last_drawn"]),
-        last_claimed=tuple(row_one_hots(seg["last_claimed"])),
-        known_cards=tuple(ints(r) for r in seg["known_cards"]),
-        stock_known=tuple(r for r in stock_rows if r is not None),
-        shown_hands=None if not shown.any() else tuple(ints(r) for r in shown),
-        callers=tuple(bool(c) for c in seg["callers"]),
-        first_place=tuple(bool(c) for c in seg["first_place"]),
-        scores=ints(seg["scores"]) if hot else None,
-        dealer=one_hot(seg["dealer"]) if hot else None,
-        deal=int(seg["deal"][0]) if hot else None,
-        last_deal_points=ints(seg["last_deal_points"]) if hot else None,
+        lead=one_hot("lead", n),
+        round=int(x[o["round"]]),
+        hand=tuple(counts[:NUM_RANKS]),
+        hand_sizes=tuple(counts[NUM_RANKS:sizes_end]),
+        stock_size=int(x[o["stock_size"]]),
+        own_commit=one_hot("own_commit", num_actions(hot)),
+        committed=flags("committed"),
+        played=tuple(one_hots("played", n, NUM_RANKS)),
+        last_played=tuple(one_hots("last_played", n, NUM_RANKS)),
+        last_taken_by=tuple(one_hots("last_taken_by", n, n)),
+        last_drawn=tuple(counts[sizes_end:drawn_end]),
+        last_claimed=tuple(one_hots("last_claimed", n, n)),
+        known_cards=tuple([tuple(counts[i : i + NUM_RANKS]) for i in range(drawn_end, len(counts), NUM_RANKS)]),
+        stock_known=tuple([r for r in one_hots("stock_known", STOCK_DEPTH, NUM_RANKS) if r is not None]),
+        shown_hands=shown_hands,
+        callers=flags("callers"),
+        first_place=flags("first_place"),
+        scores=per_seat("scores") if hot else None,
+        dealer=one_hot("dealer", n) if hot else None,
+        deal=int(x[o["deal"]]) if hot else None,
+        last_deal_points=per_seat("last_deal_points") if hot else None,
         game="hot" if hot else "collector",
     )
 

@@ -26,13 +26,13 @@ goes on until one player is left (``rank_all``). ``max_turns`` play actions trun
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from card_envs import cards
+from card_envs.generators import copy_generator
 from card_envs.options import (
     build_config,
     check_bool,
@@ -129,7 +129,40 @@ hand fitted the pile, and p's hand has gained no unseen card since). The stock i
     )
 
     def copy(self) -> "FiddlesticksState":
-        return copy.deepcopy(self)
+        """An independent copy: new lists (rows, and the hands' lists by rank, too), the same
+        immutable values, and a generator of its own in the same state (the same future draws)."""
+        t = FiddlesticksState()
+        t.hand = [[of_rank[:] for of_rank in hand] for hand in self.hand]
+        t.hand_counts = [row[:] for row in self.hand_counts]
+        t.hand_size = self.hand_size[:]
+        t.face_up = [row[:] for row in self.face_up]
+        t.face_up_counts = [row[:] for row in self.face_up_counts]
+        t.face_down = [row[:] for row in self.face_down]
+        t.known = [row[:] for row in self.known]
+        t.absent = [row[:] for row in self.absent]
+        t.stock = self.stock[:]
+        t.pile = self.pile[:]
+        t.pile_counts = self.pile_counts[:]
+        t.run_rank = self.run_rank
+        t.run_len = self.run_len
+        t.cleared = self.cleared[:]
+        t.cleared_counts = self.cleared_counts[:]
+        t.picked = [row[:] for row in self.picked]
+        t.picked_counts = [row[:] for row in self.picked_counts]
+        t.dealt_up = [row[:] for row in self.dealt_up]
+        t.dealt_hand = [row[:] for row in self.dealt_hand]
+        t.swap_picks = self.swap_picks[:]
+        t.phase = self.phase
+        t.current_player = self.current_player
+        t.dealer = self.dealer
+        t.first = self.first
+        t.out = self.out[:]
+        t.places = self.places[:]
+        t.turns = self.turns
+        t.terminated = self.terminated
+        t.truncated = self.truncated
+        t.rng = copy_generator(self.rng)
+        return t
 
     def cards_left(self, p: int) -> int:
         """Cards player p still holds: hand, face-up and face-down."""

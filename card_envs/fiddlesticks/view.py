@@ -48,7 +48,7 @@ import numpy as np
 
 from card_envs import views
 from card_envs.cards import format_many, to_str
-from card_envs.encoding import Layout
+from card_envs.encoding import Layout, read_scaled
 from card_envs.fiddlesticks.rules import (
     EMPTY,
     NUM_RANKS,
@@ -214,6 +214,10 @@ class Codec:
         for seg in lo.segments:
             self.scale[seg.start : seg.stop] = scale_of.get(seg.name, 1)
         self._scale64 = self.scale.astype(np.float64)
+        #: each segment's name, span and row width (0 for a 1-D segment), for decode
+        self._parts = [
+            (seg.name, seg.start, seg.stop, seg.shape[1] if len(seg.shape) == 2 else 0) for seg in lo.segments
+        ]
         self._turns = lo.slices["turns"].start
         self._phase = [[1 if i == k else 0 for i in range(NUM_PHASES)] for k in range(NUM_PHASES)]
         self._one_hot_n = [[1 if i == k else 0 for i in range(n)] for k in range(n)] + [[0] * n]
@@ -253,34 +257,47 @@ class Codec:
     def decode(self, x: np.ndarray) -> PlayerView:
         """The PlayerView an observation vector encodes (encode(decode(x)) == x)."""
         x = np.asarray(x, dtype=np.float32)
-        raw = np.rint(x.astype(np.float64) * self._scale64).astype(np.int64)
-        seg = self.layout.split(raw)
-
-        def one_hot(a):
-            nz = np.flatnonzero(a)
-            return int(nz[0]) if len(nz) else None
-
-        ints = lambda a: [int(v) for v in a]  # noqa: E731
+        if x.shape != (self.layout.size,):
+            raise ValueError(f"observation must have shape ({self.layout.size},), got {x.shape}")
+        seg = _split(read_scaled(x, self._scale64), self._parts)  # every entry as the int it encodes
         return PlayerView(
             num_players=self.n,
-            phase=PHASE_NAMES[one_hot(seg["phase"])],
-            to_act=one_hot(seg["to_act"]),
-            hand=ints(seg["hand"]),
-            picked=ints(seg["picked"]),
-            face_up=[ints(row) for row in seg["face_up"]],
-            face_down=[[bool(b) for b in row] for row in seg["face_down"]],
-            hand_sizes=ints(seg["hand_size"]),
-            known=[ints(row) for row in seg["known"]],
-            absent=[[bool(b) for b in row] for row in seg["absent"]],
-            swap_picks=ints(seg["swap_picks"]),
-            out=ints(seg["out"]),
-            pile_top=one_hot(seg["pile_top"]),
-            pile_run=int(seg["pile_run"][0]),
-            pile_counts=ints(seg["pile_counts"]),
-            cleared=ints(seg["cleared"]),
-            stock_size=int(seg["stock_size"][0]),
-            turns=int(seg["turns"][0]),
+            phase=PHASE_NAMES[_one_hot(seg["phase"])],
+            to_act=_one_hot(seg["to_act"]),
+            hand=seg["hand"],
+            picked=seg["picked"],
+            face_up=seg["face_up"],
+            face_down=[[c != 0 for c in row] for row in seg["face_down"]],
+            hand_sizes=seg["hand_size"],
+            known=seg["known"],
+            absent=[[c != 0 for c in row] for row in seg["absent"]],
+            swap_picks=seg["swap_picks"],
+            out=seg["out"],
+            pile_top=_one_hot(seg["pile_top"]),
+            pile_run=seg["pile_run"][0],
+            pile_counts=seg["pile_counts"],
+            cleared=seg["cleared"],
+            stock_size=seg["stock_size"][0],
+            turns=seg["turns"][0],
         )
+
+
+def _split(values: list, parts: list[tuple[str, int, int, int]]) -> dict[str, list]:
+    """A flat list cut into named segments (``parts``: name, start, stop, row width or 0 for a
+    1-D segment): a 1-D segment as a list, a 2-D one as a list of rows."""
+    out = {}
+    for name, start, stop, width in parts:
+        part = values[start:stop]
+        out[name] = [part[i : i + width] for i in range(0, len(part), width)] if width else part
+    return out
+
+
+def _one_hot(values: list[int]) -> int | None:
+    """The index of the first nonzero entry of a one-hot read as a list, or None when it is all zero."""
+    for i, v in enumerate(values):
+        if v:
+            return i
+    return None
 
 
 def _ranks_text(counts: list[int]) -> str:

@@ -12,13 +12,13 @@ the lowest total wins.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from card_envs import cards
+from card_envs.generators import copy_generator
 from card_envs.options import (
     build_config,
     check_bool,
@@ -119,7 +119,31 @@ class GolfState:
     # at the end of the previous round (None before the first round ends).
 
     def copy(self) -> "GolfState":
-        return copy.deepcopy(self)
+        """An independent copy: new lists (rows too), the same immutable values, and a generator
+        of its own in the same state (the same future draws)."""
+        t = GolfState()
+        t.grid = [row[:] for row in self.grid]
+        t.face_up = [row[:] for row in self.face_up]
+        t.closed = [row[:] for row in self.closed]
+        t.stock = self.stock[:]
+        t.discard = self.discard[:]
+        t.pending = self.pending
+        t.pending_from_discard = self.pending_from_discard
+        t.phase = self.phase
+        t.current_player = self.current_player
+        t.flips_left = self.flips_left
+        t.dealer = self.dealer
+        t.trigger = self.trigger
+        t.turns = self.turns
+        t.round = self.round
+        t.totals = self.totals[:]
+        t.last_round = self.last_round[:]
+        t.terminated = self.terminated
+        t.truncated = self.truncated
+        t.rng = copy_generator(self.rng)
+        t.stock_known = self.stock_known
+        t.last_layouts = None if self.last_layouts is None else [row[:] for row in self.last_layouts]
+        return t
 
 
 def card_value(card: int) -> int:
@@ -192,9 +216,9 @@ class GolfRules:
         s.trigger = None
         s.turns = 0
         s.current_player = first
+        s.flips_left = self.config.initial_flips  # set even when 0 (no setup flips): copy() copies every slot
         if self.config.initial_flips > 0:
             s.phase = FLIP
-            s.flips_left = self.config.initial_flips
         else:
             self._start_turn(s, first)
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from card_envs import views
 from card_envs.cards import RANKS, format_many, to_str
-from card_envs.encoding import Layout
+from card_envs.encoding import Layout, read_one_hots, read_scaled
 from card_envs.golf.rules import (
     COLUMN_OF,
     NUM_SLOTS,
@@ -214,6 +214,22 @@ class Codec:
         self.round_limit = cfg.round_limit
         sl = self.layout.slices
         self._o = {name: sl[name].start for name in sl}
+        # decode reads the small segments between the two rank grids (grid_face_down ..
+        # last_round) in one go: once as 0/1 flags, once scaled back to counts and scores
+        names = [seg.name for seg in self.layout.segments]
+        middle = self.layout.segments[names.index("grid_face_down") : names.index("last_round_grid")]
+        first = middle[0].start
+        self._middle = slice(first, middle[-1].stop)
+        self._middle_parts = {seg.name: slice(seg.start - first, seg.stop - first) for seg in middle}
+        scale = {"discard_counts": self.copies, "stock_size": self.cards, "stock_counts": self.copies,
+                 "totals": TOTAL_SCALE, "last_round": 60}
+        self._middle_scale = np.concatenate(
+            [np.full(seg.size, scale.get(seg.name, 1), dtype=np.float64) for seg in middle]
+        )
+        self._grid_rank = sl["grid_rank"]
+        self._last_round_grid = sl["last_round_grid"]
+        self._turns = sl["turns"].start
+        self._round = sl["round"].start
 
     def encode(self, v: PlayerView) -> np.ndarray:
         x = np.zeros(self.layout.size, dtype=np.float32)
@@ -273,41 +289,49 @@ class Codec:
 
     def decode(self, x: np.ndarray) -> PlayerView:
         """The PlayerView an observation vector encodes (encode(decode(x)) == x)."""
-        seg = self.layout.split(np.asarray(x, dtype=np.float32))
+        x = np.asarray(x, dtype=np.float32)
+        if x.shape != (self.layout.size,):
+            raise ValueError(f"observation must have shape ({self.layout.size},), got {x.shape}")
         n = self.n
-
-        def one_hot(a):
-            nz = np.flatnonzero(a)
-            return int(nz[0]) if len(nz) else None
-
-        grids = [
-            [None if seg["grid_face_down"][k, i] else one_hot(seg["grid_rank"][k, i]) for i in range(NUM_SLOTS)]
-            for k in range(n)
-        ]
-        src = one_hot(seg["pending_source"])
-        lg = seg["last_round_grid"]
-        last_grids = [[one_hot(lg[k, i]) for i in range(NUM_SLOTS)] for k in range(n)] if lg.any() else None
+        middle = x[self._middle]
+        flags = (middle != 0).tolist()  # its one-hots and 0/1 flags, as bools
+        counts = read_scaled(middle, self._middle_scale)  # its counts and scores, as ints
+        part = self._middle_parts
+        face_down = _rows(flags[part["grid_face_down"]], NUM_SLOTS)
+        ranks = read_one_hots(x[self._grid_rank].reshape(n, NUM_SLOTS, 13))
+        src = _one_hot(flags[part["pending_source"]])
+        last_grids = x[self._last_round_grid]
         return PlayerView(
             num_players=n,
-            grids=grids,
-            closed=[[bool(b) for b in row] for row in seg["closed"]],
-            pending=one_hot(seg["pending_rank"]),
+            grids=[[None if down else r for down, r in zip(downs, row)] for downs, row in zip(face_down, ranks)],
+            closed=_rows(flags[part["closed"]], 3),
+            pending=_one_hot(flags[part["pending_rank"]]),
             pending_source=None if src is None else ("stock", "discard")[src],
-            discard_top=one_hot(seg["discard_top"]),
-            discard_counts=[int(round(float(c) * self.copies)) for c in seg["discard_counts"]],
-            stock_size=int(round(float(seg["stock_size"][0]) * self.cards)),
-            phase=PHASE_NAMES[one_hot(seg["phase"])],
-            to_act=one_hot(seg["to_act"]),
-            dealer=one_hot(seg["dealer"]),
-            trigger=one_hot(seg["trigger"]),
-            totals=[int(round(float(t) * TOTAL_SCALE)) for t in seg["totals"]],
-            last_round=[int(round(float(t) * 60)) for t in seg["last_round"]],
-            turns=int(round(float(seg["turns"][0]) * self.max_turns)),
-            round=int(round(float(seg["round"][0]) * self.round_limit)),
-            stock_known=bool(seg["stock_known"][0]),
-            stock_counts=[int(round(float(c) * self.copies)) for c in seg["stock_counts"]],
-            last_grids=last_grids,
+            discard_top=_one_hot(flags[part["discard_top"]]),
+            discard_counts=counts[part["discard_counts"]],
+            stock_size=counts[part["stock_size"]][0],
+            phase=PHASE_NAMES[_one_hot(flags[part["phase"]])],
+            to_act=_one_hot(flags[part["to_act"]]),
+            dealer=_one_hot(flags[part["dealer"]]),
+            trigger=_one_hot(flags[part["trigger"]]),
+            totals=counts[part["totals"]],
+            last_round=counts[part["last_round"]],
+            turns=int(round(float(x[self._turns]) * self.max_turns)),
+            round=int(round(float(x[self._round]) * self.round_limit)),
+            stock_known=flags[part["stock_known"]][0],
+            stock_counts=counts[part["stock_counts"]],
+            last_grids=read_one_hots(last_grids.reshape(n, NUM_SLOTS, 13)) if last_grids.any() else None,
         )
+
+
+def _one_hot(flags: list[bool]) -> int | None:
+    """The index of the first True of a one-hot read as a list of bools, or None when there is none."""
+    return flags.index(True) if True in flags else None
+
+
+def _rows(values: list, width: int) -> list[list]:
+    """A flat list cut into consecutive rows of ``width`` entries."""
+    return [values[i : i + width] for i in range(0, len(values), width)]
 
 
 def _rank_text(r: int | None) -> str:

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from itertools import product
 from math import factorial
+from operator import add
 
 import numpy as np
 
@@ -47,74 +47,125 @@ def _falling(n: int, k: int) -> int:
     return 0 if k > n else factorial(n) // factorial(n - k)
 
 
-@lru_cache(maxsize=65536)
-def _column_kernel(cells: tuple, local_m: int, suit_dims: tuple, f0_cell=None) -> dict:
+@lru_cache(maxsize=None)
+def _cell_options(suit, u: int, mc: int, suit_forced: bool, column_forced: bool) -> tuple:
+    """One cell's splits of its ``u`` copies, as ``(step, coefficient)``: ``a`` suit-forced places
+    (only when the suit has a state axis), ``b`` column-forced (only with column misses) and
+    ``z`` card-forced (at most its ``mc`` exact-card misses). ``step`` is what the split adds to
+    a partial sum ``(x0, x1, x2, x3, b, k)``: ``a`` on its suit, ``b``, and the copies used
+    ``k = a + b + z``."""
+    opts = []
+    amax = u if suit_forced else 0
+    for a in range(amax + 1):
+        for z in range(min(mc, u) + 1):
+            for b in range(u + 1):
+                used = a + b + z
+                if used > u or (b and not column_forced):
+                    continue
+                ways = factorial(u) // (factorial(a) * factorial(b) * factorial(z) * factorial(u - used))
+                coef = ways * _falling(mc, z) * (-1) ** (a + z)
+                if coef:
+                    dx = [0, 0, 0, 0]
+                    if a:
+                        dx[suit] = a
+                    opts.append(((*dx, b, used), coef))
+    return tuple(opts)
+
+
+#: the only split of a cell with no copies: nothing used
+_NOTHING = (((0, 0, 0, 0, 0, 0), 1),)
+
+
+@lru_cache(maxsize=32768)
+def _column_kernel(cells: tuple, local_m: int, suit_on: tuple) -> dict:
     """The column's transform as ``{(dx0, dx1, dx2, dx3, dk): coefficient}``.
 
     ``cells``: ``(suit or None, copies u, exact-card misses forbidding the cell)``; ``local_m``:
-    misses forbidding the whole column (rank misses, or joker-call misses for the joker column).
-    Each cell's copies are split among suit-forced, column-forced and card-forced places (signs
-    and ordered placements of labelled places folded in, suits' ordered factor at the end) and,
-    if it is ``f0_cell``, one copy for the marked fan place."""
-    per_cell = []
-    for idx, (suit, u, mc) in enumerate(cells):
-        opts = []
-        need_f = 1 if idx == f0_cell else 0
-        amax = u if (suit is not None and suit_dims[suit] > 1) else 0
-        for a in range(amax + 1):
-            for z in range(min(mc, u) + 1):
-                for b in range(u + 1):
-                    used = a + b + z + need_f
-                    if used > u or (b and not local_m):
-                        continue
-                    ways = factorial(u) // (factorial(a) * factorial(b) * factorial(z) * factorial(need_f) * factorial(u - used))
-                    coef = ways * _falling(mc, z) * (-1) ** (a + z)
-                    if coef:
-                        opts.append((suit, a, b, used, coef))
-        per_cell.append(opts)
-    kernel: dict[tuple, int] = {}
-    for combo in product(*per_cell):
-        dx = [0, 0, 0, 0]
-        btot = dk = 0
-        coef = 1
-        for suit, a, b, used, c in combo:
-            if a:
-                dx[suit] += a
-            btot += b
-            dk += used
-            coef *= c
-        if btot > local_m:
+    misses forbidding the whole column (rank misses, or joker-call misses for the joker column);
+    ``suit_on[s]``: whether suit s has a state axis (suit misses it can still take). Each cell's
+    copies are split among suit-forced, column-forced and card-forced places (signs and ordered
+    placements of labelled places folded in, suits' ordered factor at the end).
+
+    The cells are combined one after another, each partial sum ``(x0..x3, b, k)`` kept once
+    with its summed coefficient, in the order it is first reached: the terms come out in the
+    order of their first combination of splits, cell by cell."""
+    states = {(0, 0, 0, 0, 0, 0): 1}
+    for suit, u, mc in cells:
+        opts = _cell_options(suit, u, mc, suit is not None and suit_on[suit], local_m > 0)
+        if opts == _NOTHING:
             continue
-        coef *= _falling(local_m, btot) * (-1) ** btot
-        if coef:
-            key = (*dx, dk)
-            kernel[key] = kernel.get(key, 0) + coef
+        reached: dict[tuple, int] = {}
+        for state, coef in states.items():
+            for step, c in opts:
+                key = tuple(map(add, state, step))
+                if key[4] <= local_m:
+                    reached[key] = reached.get(key, 0) + coef * c
+        states = reached
+    column_factor = [_falling(local_m, b) * (-1) ** b for b in range(local_m + 1)]
+    kernel: dict[tuple, int] = {}
+    for (x0, x1, x2, x3, b, k), coef in states.items():
+        key = (x0, x1, x2, x3, k)
+        kernel[key] = kernel.get(key, 0) + coef * column_factor[b]
     return {k: v for k, v in kernel.items() if v}
 
 
-def _apply(a: np.ndarray, kernel: dict, transpose: bool = False) -> np.ndarray:
-    out = np.zeros_like(a)
-    shape = a.shape
-    for delta, coef in kernel.items():
-        if any(d >= n for d, n in zip(delta, shape)):
-            continue
-        src = tuple(slice(0, n - d) for d, n in zip(delta, shape))
-        dst = tuple(slice(d, n) for d, n in zip(delta, shape))
-        if transpose:
-            out[src] += coef * a[dst]
-        else:
-            out[dst] += coef * a[src]
+@lru_cache(maxsize=32768)
+def _marked_kernel(cells: tuple, local_m: int, suit_on: tuple, marked: int) -> dict:
+    """The column's transform with one copy of cell ``marked`` (which has one at least) put on
+    the marked fan place: ``u`` ways to choose that copy, times the transform with the other
+    ``u - 1`` copies, one more card used."""
+    suit, u, mc = cells[marked]
+    rest = (*cells[:marked], (suit, u - 1, mc), *cells[marked + 1 :])
+    kernel = _column_kernel(rest, local_m, suit_on)
+    return {(x0, x1, x2, x3, k + 1): u * c for (x0, x1, x2, x3, k), c in kernel.items()}
+
+
+@lru_cache(maxsize=1024)
+def _inverse_fallings(n: int, exact: bool) -> np.ndarray:
+    """``1 / falling(n, k)`` for k = 0..n (read-only)."""
+    one = Fraction(1) if exact else 1.0
+    out = np.array([one / _falling(n, k) for k in range(n + 1)], dtype=object if exact else np.float64)
+    out.flags.writeable = False
     return out
 
 
-def _pair(f: np.ndarray, g: np.ndarray, delta) -> object:
-    """sum_s f[s] g[s + delta]."""
-    shape = f.shape
+@lru_cache(maxsize=4096)
+def _shift_slices(delta: tuple, shape: tuple) -> tuple | None:
+    """``(low, high)``: the states ``s`` with ``s + delta`` in range, and those ``s + delta``;
+    None when ``delta`` reaches past the end of some axis."""
     if any(d >= n for d, n in zip(delta, shape)):
-        return 0
-    src = tuple(slice(0, n - d) for d, n in zip(delta, shape))
-    dst = tuple(slice(d, n) for d, n in zip(delta, shape))
-    return (f[src] * g[dst]).sum()
+        return None
+    return tuple(slice(0, n - d) for d, n in zip(delta, shape)), tuple(slice(d, n) for d, n in zip(delta, shape))
+
+
+#: the transform of a column that constrains nothing
+_IDENTITY = {(0, 0, 0, 0, 0): 1}
+
+
+def _apply(a: np.ndarray, out: np.ndarray, terms: list | None, transpose: bool = False) -> None:
+    """Add a column's transform of ``a`` into ``out`` (all zeros), term by term in the kernel's
+    order: ``out[high] += coef * a[low]`` for every ``(coef, low, high)`` (``transpose``:
+    ``out[low] += coef * a[high]``). A coefficient of 1 or -1 adds or subtracts without the
+    product (the same rounding). ``terms`` None (the identity) copies ``a``, as adding it to
+    zero would: no array here holds -0.0."""
+    if terms is None:
+        out[...] = a
+        return
+    for coef, low, high in terms:
+        dst, src = (low, high) if transpose else (high, low)
+        if coef == 1:
+            out[dst] += a[src]
+        elif coef == -1:
+            out[dst] -= a[src]
+        else:
+            out[dst] += coef * a[src]
+
+
+def _pair_sums(forward: np.ndarray, backward: np.ndarray, low: tuple, high: tuple) -> list:
+    """``sum_s forward[i][s] backward[i + 1][s + delta]`` for every column i (``low``, ``high``:
+    ``delta``'s slices), each row summed as one array, as a single column's product would be."""
+    products = forward[(slice(0, -1), *low)] * backward[(slice(1, None), *high)]
+    return products.reshape(len(products), -1).sum(axis=1).tolist()
 
 
 @lru_cache(maxsize=4096)
@@ -136,8 +187,7 @@ def _probabilities(unseen: tuple, misses: tuple, jokers_can_miss: bool, exact: b
     shape = (*dims, n0 + 1)
     dtype = object if exact else np.float64
     # final weight: prod_s falling(m_s, x_s) * (n0 - k)! / n0!
-    one = Fraction(1) if exact else 1.0
-    w = np.array([one / _falling(n0, k) for k in range(n0 + 1)], dtype=dtype)
+    w = _inverse_fallings(n0, exact)
     for s in reversed(range(4)):
         w = np.multiply.outer(np.array([_falling(m[s], x) for x in range(dims[s])], dtype=dtype), w)
     columns = []
@@ -146,24 +196,36 @@ def _probabilities(unseen: tuple, misses: tuple, jokers_can_miss: bool, exact: b
         columns.append((cells, m[4 + r], [13 * s + r for s in range(4)]))
     if jokers_can_miss:
         columns.append((((None, u[52], 0), (None, u[53], 0)), m[JOKER_CALL], [52, 53]))
-    dims = tuple(dims)
-    kernels = [_column_kernel(cells, lm, dims) for cells, lm, _ in columns]
-    forward = [np.zeros(shape, dtype=dtype)]
-    forward[0][(0,) * 5] = 1
-    for k in kernels:
-        forward.append(_apply(forward[-1], k))
-    backward = [w]
-    for k in reversed(kernels):
-        backward.append(_apply(backward[-1], k, transpose=True))
-    backward.reverse()  # backward[i]: the weight of the state before column i
+    suit_on = tuple(d > 1 for d in dims)
+    # forward[i]: the states after columns 0..i-1; backward[i]: the weight of the state before
+    # column i
+    forward = np.zeros((len(columns) + 1, *shape), dtype=dtype)
+    backward = np.zeros((len(columns) + 1, *shape), dtype=dtype)
+    forward[(0,) * 6] = 1
+    backward[-1] = w
+    terms = []  # per column, its kernel's terms (coef, low, high) inside the array; None: the identity
+    for cells, lm, _ in columns:
+        kernel = _column_kernel(cells, lm, suit_on)
+        inside = [(coef, _shift_slices(delta, shape)) for delta, coef in kernel.items()]
+        terms.append(None if kernel == _IDENTITY else [(coef, *where) for coef, where in inside if where is not None])
+    for i, t in enumerate(terms):
+        _apply(forward[i], forward[i + 1], t)
+    for i in reversed(range(len(columns))):
+        _apply(backward[i + 1], backward[i], terms[i], transpose=True)
     z = (forward[-1] * w).sum()
+    pairs: dict[tuple, list | None] = {}  # delta -> _pair_sums for it, None past the end
     out = [0.0] * NUM_CARDS
     for i, (cells, lm, ids) in enumerate(columns):
         for j, card in enumerate(ids):
             if not u[card]:
                 continue
-            kern = _column_kernel(cells, lm, dims, f0_cell=j)
-            zc = sum(coef * _pair(forward[i], backward[i + 1], delta) for delta, coef in kern.items())
+            zc = 0
+            for delta, coef in _marked_kernel(cells, lm, suit_on, j).items():
+                if delta not in pairs:
+                    where = _shift_slices(delta, shape)
+                    pairs[delta] = None if where is None else _pair_sums(forward, backward, *where)
+                if pairs[delta] is not None:
+                    zc += coef * pairs[delta][i]
             out[card] = zc * (n0 - total_misses) / (fan * z)
     if not jokers_can_miss:  # every unseen joker lies in the fan
         out[52], out[53] = u[52] / fan, u[53] / fan

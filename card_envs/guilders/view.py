@@ -387,6 +387,31 @@ class Codec:
             self.divisor[sl[name]] = value
         self.divisor[o["standing"]: o["standing"] + 3] = (SCORE_SCALE, max(n - 1, 1), max(n - 1, 1))
         self.divisor.flags.writeable = False
+        # decode's tables. The integers: every entry the view reads as a number, gathered into
+        # one array (the six scalars first, then the array fields), each multiplied by its scale
+        # before rounding and the offset taken off after; ``_array_parts``: each array field's
+        # slice of that array and its shape (None: 1-D).
+        scalars = [("fan_size", self.total), ("discard_size", self.total), ("refans_left", self.refans),
+                   ("turns", self.max_turns), ("last_points", SCORE_SCALE)]
+        arrays = [("known_discards", self.copies), ("scored", self.copies), ("lost", self.copies),
+                  ("set_aside", self.copies), ("unseen", self.copies), ("scores", SCORE_SCALE), ("pile_values", 1.0),
+                  ("miss_calls", MISS_SCALE), ("own_miss_calls", MISS_SCALE), ("seat_misses", MISS_SCALE),
+                  ("holder", n), ("scored_value", JOKER_POINTS), ("scored_place", self.total)]
+        index, factors, parts = [], [], []
+        for name, factor in scalars + arrays:
+            seg = self.layout.by_name[name]
+            parts.append((slice(len(index), len(index) + seg.size), seg.shape if len(seg.shape) > 1 else None))
+            index += range(seg.start, seg.stop)
+            factors += [float(factor)] * seg.size
+        self._array_parts = parts[len(scalars):]
+        self._read_index = np.array(index, dtype=np.intp)
+        self._read_scale = np.array(factors, dtype=np.float64)
+        self._read_offset = self.offset[self._read_index]
+        # The one-hots and the event flags: their entries gathered; ``_hot_of[i]`` is the field
+        # gathered entry i belongs to and its index there.
+        hot = ["to_act", "last_mover", "last_call", "last_card", "last_lost_card", "last_events"]
+        self._hot_index = np.concatenate([np.arange(sl[name].start, sl[name].stop) for name in hot])
+        self._hot_of = [(name, k) for name in hot for k in range(sl[name].stop - sl[name].start)]
 
     def encode(self, v: PlayerView) -> np.ndarray:
         raw = np.zeros(self.size, dtype=np.int64)  # the integers, divided by ``divisor`` at the end
@@ -428,48 +453,56 @@ class Codec:
         return x
 
     def decode(self, x: np.ndarray) -> PlayerView:
-        """The PlayerView an observation vector encodes (encode(decode(x)) == x)."""
-        seg = self.layout.split(np.asarray(x, dtype=np.float32))
+        """The PlayerView an observation vector encodes (encode(decode(x)) == x).
 
-        def count(a, scale=1.0):
-            return np.rint(a.astype(np.float64) * scale).astype(np.int64)
-
-        def scalar(a, scale):
-            return int(round(float(a[0]) * scale))
-
-        def one_hot(a):
-            nz = np.flatnonzero(a)
-            return int(nz[0]) if len(nz) else None
-
-        events = seg["last_events"]
-        points = seg["last_points"]
+        The integers are read back at once: their entries gathered, multiplied by their scales
+        in float64, rounded (halves to even, as ``round``) and the offsets taken off; each array
+        field is a slice of that one array. A one-hot reads as its first nonzero entry (None
+        when all zero), the events as the flags that are nonzero."""
+        x = np.asarray(x, dtype=np.float32)
+        if x.shape != (self.size,):
+            raise ValueError(f"observation must have shape ({self.size},), got {x.shape}")
+        ints = np.rint(x[self._read_index] * self._read_scale).astype(np.int64)
+        ints -= self._read_offset
+        fan_size, discard_size, refans_left, turns, last_gain, last_loss = ints[:6].tolist()
+        (known_discards, scored, lost, set_aside, unseen, scores, pile_values, miss_calls, own_miss_calls,
+         seat_misses, holder, scored_value, scored_place) = [
+            ints[where] if shape is None else ints[where].reshape(shape) for where, shape in self._array_parts]
+        hot: dict[str, int] = {}
+        events = []
+        for i in np.flatnonzero(x[self._hot_index]).tolist():
+            name, k = self._hot_of[i]
+            if name == "last_events":
+                events.append(EVENT_NAMES[k])
+            else:
+                hot.setdefault(name, k)
         return PlayerView(
             num_players=self.n,
-            fan_size=scalar(seg["fan_size"], self.total),
-            discard_size=scalar(seg["discard_size"], self.total),
-            refans_left=-1 if seg["refans_unlimited"][0] else scalar(seg["refans_left"], self.refans),
-            turns=scalar(seg["turns"], self.max_turns),
-            known_discards=count(seg["known_discards"], self.copies),
-            scored=count(seg["scored"], self.copies),
-            lost=count(seg["lost"], self.copies),
-            set_aside=count(seg["set_aside"], self.copies),
-            unseen=count(seg["unseen"], self.copies),
-            scores=count(seg["scores"], SCORE_SCALE),
-            pile_values=count(seg["pile_values"]),
-            to_act=one_hot(seg["to_act"]),
-            last_mover=one_hot(seg["last_mover"]),
-            last_call=one_hot(seg["last_call"]),
-            last_card=one_hot(seg["last_card"]),
-            last_events=tuple(name for i, name in enumerate(EVENT_NAMES) if events[i]),
-            last_gain=int(round(float(points[0]) * SCORE_SCALE)),
-            last_loss=int(round(float(points[1]) * SCORE_SCALE)),
-            last_lost_card=one_hot(seg["last_lost_card"]),
-            miss_calls=count(seg["miss_calls"], MISS_SCALE),
-            own_miss_calls=count(seg["own_miss_calls"], MISS_SCALE),
-            seat_misses=count(seg["seat_misses"], MISS_SCALE),
-            holder=count(seg["holder"], self.n) - 1,
-            scored_value=count(seg["scored_value"], JOKER_POINTS),
-            scored_place=count(seg["scored_place"], self.total) - 1,
+            fan_size=fan_size,
+            discard_size=discard_size,
+            refans_left=-1 if x[3] else refans_left,
+            turns=turns,
+            known_discards=known_discards,
+            scored=scored,
+            lost=lost,
+            set_aside=set_aside,
+            unseen=unseen,
+            scores=scores,
+            pile_values=pile_values,
+            to_act=hot.get("to_act"),
+            last_mover=hot.get("last_mover"),
+            last_call=hot.get("last_call"),
+            last_card=hot.get("last_card"),
+            last_events=tuple(events),
+            last_gain=last_gain,
+            last_loss=last_loss,
+            last_lost_card=hot.get("last_lost_card"),
+            miss_calls=miss_calls,
+            own_miss_calls=own_miss_calls,
+            seat_misses=seat_misses,
+            holder=holder,
+            scored_value=scored_value,
+            scored_place=scored_place,
             jokers_can_miss=self.jokers_can_miss,
         )
 

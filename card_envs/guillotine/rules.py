@@ -18,13 +18,13 @@ same numbers as the play actions of §8; card sets are 32-bit masks over these i
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from card_envs import cards
+from card_envs.generators import copy_generator
 from card_envs.options import build_config, check_bool, check_choice, check_reward_mode, check_seat_or_random
 from card_envs.scoring import competition_ranks
 
@@ -176,7 +176,7 @@ class GuillotineState:
         for name in self.__slots__:
             value = getattr(self, name)
             setattr(t, name, value[:] if isinstance(value, list) else value)
-        t.rng = copy.deepcopy(self.rng)
+        t.rng = copy_generator(self.rng)
         return t
 
 

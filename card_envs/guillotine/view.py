@@ -201,6 +201,12 @@ _CARD_BITS = _CARD_ROWS * NUM_CARDS
 _BINARY_END = LAYOUT.slices["hand_sizes"].start  # every entry before it is 0 or 1
 _FLAG_WORDS = (_BINARY_END - _CARD_BITS + 31) // 32
 _M32 = 0xFFFFFFFF
+_CONTRACT_BITS = (1 << NUM_CONTRACTS) - 1
+# the scaled entries after the binary ones: hand_sizes, totals_plus, totals_minus,
+# last_deal_plus, last_deal_minus, N each (decode reads them as one list)
+assert [s.name for s in LAYOUT.segments if s.start >= _BINARY_END] == [
+    "hand_sizes", "totals_plus", "totals_minus", "last_deal_plus", "last_deal_minus"
+] and LAYOUT.size == _BINARY_END + 5 * N
 
 
 def layout(rules: GuillotineRules | None = None) -> Layout:
@@ -213,7 +219,7 @@ class Codec:
 
     Every entry before ``hand_sizes`` is 0 or 1, so the encoder gathers them as bits (the card
     segments as 32-bit card masks, the one-hot segments as one flag integer) and unpacks them
-    in one call.
+    in one call; the decoder packs them back the same way.
     """
 
     def __init__(self, rules: GuillotineRules | None = None):
@@ -221,6 +227,7 @@ class Codec:
         sl = LAYOUT.slices
         # bit offsets of the one-hot segments inside the flag integer
         self._f = {name: sl[name].start - _CARD_BITS for name in sl if _CARD_BITS <= sl[name].start < _BINARY_END}
+        self._width = {name: LAYOUT.by_name[name].size for name in self._f}
         self._o = {name: sl[name].start for name in sl}
 
     def encode(self, v: PlayerView) -> np.ndarray:
@@ -272,45 +279,50 @@ class Codec:
         return x
 
     def decode(self, x: np.ndarray) -> PlayerView:
-        """The PlayerView an observation vector encodes (encode(decode(x)) == x)."""
-        seg = LAYOUT.split(np.asarray(x, dtype=np.float32))
-        bits = np.asarray(x[:_CARD_BITS], dtype=np.uint8)
-        words = [int(w) for w in np.packbits(bits, bitorder="little").view("<u4")]
+        """The PlayerView an observation vector encodes (encode(decode(x)) == x): the binary
+        entries packed back into the card masks and the flag integer the encoder unpacked,
+        then the scaled entries after them read as one list."""
+        x = np.asarray(x, dtype=np.float32)
+        if x.shape != (LAYOUT.size,):
+            raise ValueError(f"observation must have shape ({LAYOUT.size},), got {x.shape}")
+        packed = np.packbits(np.asarray(x[:_BINARY_END], dtype=np.uint8), bitorder="little")
+        words = packed[: 4 * _CARD_ROWS].view("<u4").tolist()
+        flags = int.from_bytes(packed[4 * _CARD_ROWS :].tobytes(), "little")
+        f, width = self._f, self._width
 
-        def one_hot(a):
-            nz = np.flatnonzero(a)
-            return int(nz[0]) if len(nz) else None
+        def one_hot(name: str) -> int | None:
+            """The set bit of a one-hot flag segment, or None when it is all zero."""
+            m = flags >> f[name] & (1 << width[name]) - 1
+            return (m & -m).bit_length() - 1 if m else None
 
-        def signed(name):
-            return [
-                int(round(float(p) * SCORE_SCALE)) - int(round(float(m) * SCORE_SCALE))
-                for p, m in zip(seg[name + "_plus"], seg[name + "_minus"])
-            ]
+        def signed(start: int) -> list[int]:
+            """The points whose positive parts start at ``start`` of ``tail`` (negative parts next)."""
+            return [round(tail[start + k] * SCORE_SCALE) - round(tail[start + N + k] * SCORE_SCALE) for k in range(N)]
 
-        trick = [None if w == 0 else w.bit_length() - 1 for w in words[1 : 1 + N]]
-        out = seg["out_order"]
-        out_order = [k for place in range(2) for k in range(N) if out[k, place]]
+        # hand_sizes, totals_plus, totals_minus, last_deal_plus, last_deal_minus (N entries each)
+        tail = x[_BINARY_END:].tolist()
+        out, used = f["out_order"], f["used_contracts"]
         return PlayerView(
             hand=words[0],
-            hand_sizes=[int(round(float(h) * HAND_SIZE)) for h in seg["hand_sizes"]],
-            trick=trick,
+            hand_sizes=[round(h * HAND_SIZE) for h in tail[:N]],
+            trick=[None if w == 0 else w.bit_length() - 1 for w in words[1 : 1 + N]],
             played=words[1 + N : 1 + 2 * N],
             taken=words[1 + 2 * N : 1 + 3 * N],
             known_absent=words[1 + 3 * N : 1 + 4 * N],
-            led_suit=one_hot(seg["led_suit"]),
-            trick_leader=one_hot(seg["trick_leader"]),
-            first_trick_winner=one_hot(seg["first_trick_winner"]),
-            anchor=one_hot(seg["anchor"]),
-            out_order=out_order,
-            phase=PHASE_NAMES[one_hot(seg["phase"])],
-            to_act=one_hot(seg["to_act"]),
-            dealer=one_hot(seg["dealer"]),
-            contract=one_hot(seg["contract"]),
-            used_contracts=[sum(1 << c for c in range(NUM_CONTRACTS) if row[c]) for row in seg["used_contracts"]],
-            totals=signed("totals"),
-            last_deal=signed("last_deal"),
-            deal=one_hot(seg["deal"]),
-            num_deals=1 if seg["single_deal"][0] else NUM_DEALS,
+            led_suit=one_hot("led_suit"),
+            trick_leader=one_hot("trick_leader"),
+            first_trick_winner=one_hot("first_trick_winner"),
+            anchor=one_hot("anchor"),
+            out_order=[k for place in range(2) for k in range(N) if flags >> (out + 2 * k + place) & 1],
+            phase=PHASE_NAMES[one_hot("phase")],
+            to_act=one_hot("to_act"),
+            dealer=one_hot("dealer"),
+            contract=one_hot("contract"),
+            used_contracts=[flags >> (used + NUM_CONTRACTS * k) & _CONTRACT_BITS for k in range(N)],
+            totals=signed(N),
+            last_deal=signed(3 * N),
+            deal=one_hot("deal"),
+            num_deals=1 if flags >> f["single_deal"] & 1 else NUM_DEALS,
         )
 
 

@@ -57,7 +57,8 @@ def ready(spec: str, name: str, config: dict, seed: int = 0):
 def test_specs_parse_with_commas_and_bad_ones_name_the_allowed_keys():
     p = agents.load("pimc:worlds=64,rollout=heuristic", seed=1)
     assert isinstance(p, PIMCAgent)
-    assert p.options == {"worlds": 64, "ms": None, "rollout": "heuristic", "engine": "batched", "batch": 8}
+    assert p.options == {"worlds": 64, "ms": None, "rollout": "heuristic", "engine": "batched", "batch": 8,
+                         "prior": "none", "z": 2.0}
     assert agents.parse_spec("pimc:worlds=64,rollout=heuristic") == ("pimc", "worlds=64,rollout=heuristic", frozenset())
     assert agents.load("pimc,rollout=random").options["rollout"] == "random"  # no colon, options as the later parts
     assert agents.load("pimc:ms=100").options["worlds"] is None, "a time budget alone: no world cap"
@@ -67,9 +68,31 @@ def test_specs_parse_with_commas_and_bad_ones_name_the_allowed_keys():
     for bad, match in [("pimc:depth=3", "worlds="), ("pimc:worlds=0", "positive"), ("pimc:worlds=many", "not a int"),
                        ("pimc:rollout=smart", "random, heuristic"), ("pimc:worlds=4,greedy", "not KEY=VALUE"),
                        ("ismcts:worlds=3", "iterations="), ("pimc:worlds=3,worlds=4", "twice"),
-                       ("ismcts:c=nan", "positive")]:
+                       ("ismcts:c=nan", "positive"), ("pimc:prior=ppo", "none, heuristic"), ("pimc:z=-1", "positive")]:
         with pytest.raises(ValueError, match=match):
             agents.load(bad)
+
+
+def test_a_prior_is_overruled_only_by_a_paired_difference_of_more_than_z_standard_errors():
+    agent = agents.load("pimc:worlds=4,prior=heuristic,z=2")
+    # the differences d of column 1 minus column 0, and the tie counted with them
+    close = np.array([[1.0, 1.0], [-1.0, 1.0], [1.0, 1.0], [-1.0, -1.0]])
+    assert agent._keep_prior(close, best=1, prior=0) == 0, "d = (0, 2, 0, 0, 0): mean 0.4 < 2 x se 0.4"
+    clear = np.array([[-1.0, 1.0], [-1.0, 1.0], [-1.0, 1.0], [1.0, 1.0]])
+    assert agent._keep_prior(clear, best=1, prior=0) == 1, "d = (2, 2, 2, 0, 0): mean 1.2 > 2 x se 0.49"
+    assert agent._keep_prior(clear[:3], best=1, prior=0) == 1, "d = (2, 2, 2, 0): mean 1.5 > 2 x se 0.5"
+    assert agent._keep_prior(clear[:1], best=1, prior=0) == 0, "d = (2, 0): mean 1 < 2 x se 1"
+    assert agent._keep_prior(clear, best=0, prior=0) == 0
+
+
+@pytest.mark.parametrize("name", ["golf_v0", "hot_v0"])
+def test_with_an_unbeatable_margin_the_prior_is_the_heuristics_choice(name):
+    """z so large that no sample overrules it: every decision is the heuristic's."""
+    config = table_of(name)
+    searcher = ready("pimc:worlds=3,prior=heuristic,z=1e9", name, config)
+    heuristic = ready("heuristic", name, config)
+    for _, agent, obs in decisions(name, config, seed=4, limit=4):
+        assert searcher.act(obs, agent, name) == heuristic.act(obs, agent, name)
 
 
 def test_act_before_start_game_is_a_clear_error():

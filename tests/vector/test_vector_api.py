@@ -242,6 +242,7 @@ def _batch_trajectory(game: str, seed: int, threads: int, steps: int = 100) -> l
     import numba
 
     module = card_envs.ENVIRONMENTS[f"{game}_v0"]
+    before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
         venv = module.vector_env(num_envs=vector.PARALLEL_MIN_ROWS + 32, **module.BENCHMARK_CONFIG)  # prange-sized
@@ -254,7 +255,7 @@ def _batch_trajectory(game: str, seed: int, threads: int, steps: int = 100) -> l
                     infos["final_obs"].copy(), infos["final_info"]["score"].copy()]
         return out
     finally:
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        numba.set_num_threads(before)
 
 
 @pytest.mark.parametrize("game", VECTOR_GAMES)
@@ -344,6 +345,7 @@ def _outputs(game: str, cfg: dict, threads: int, steps: int) -> tuple[list[np.nd
     and how many games finished."""
     import numba
 
+    before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
         venv = vector.make(game, vector.PARALLEL_MIN_ROWS + 16, cfg)
@@ -361,7 +363,7 @@ def _outputs(game: str, cfg: dict, threads: int, steps: int) -> tuple[list[np.nd
                     infos["final_info"]["score"][done].copy(), infos["final_info"]["rank"][done].copy()]
         return out, finished
     finally:
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        numba.set_num_threads(before)
 
 
 #: the games whose kernels have the one-pass ``advance`` (``card_envs/vector.py``)

@@ -1,0 +1,28 @@
+"""The rules states' random generators: copying one.
+
+Every rules state holds the ``numpy.random.Generator`` its game draws from (new deals, rebuilt
+stocks). A copied state needs its own generator in the same state, so that the copy's future
+draws are the original's without consuming them. ``copy.deepcopy`` does that through pickling
+and draws fresh OS entropy for the new bit generator on the way; search agents copy states many
+times a decision, so the copy is built directly.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+
+def copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator in ``rng``'s state, as ``copy.deepcopy(rng)`` makes it: the same
+    kind of bit generator, the same state and an equal seed sequence (so ``spawn`` agrees too)."""
+    bits = rng.bit_generator
+    seq = bits.seed_seq
+    if not isinstance(seq, np.random.SeedSequence):  # a legacy-seeded bit generator
+        return copy.deepcopy(rng)
+    twin = type(bits)(np.random.SeedSequence(
+        seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size, n_children_spawned=seq.n_children_spawned
+    ))
+    twin.state = bits.state
+    return np.random.Generator(twin)

@@ -1,0 +1,26 @@
+"""Settings every test module shares.
+
+- **One numba thread per test worker.** pytest-xdist already runs a worker per core; numba's own
+  threads on top would put two threads on each core, and a ``prange`` region then waits for a
+  descheduled thread at every join. The tests that compare the parallel path with the serial one
+  (``tests/vector/test_vector_api.py``) set their thread counts themselves and restore this one.
+- **Hypothesis without timing checks.** Its deadline and "input generation is slow" checks
+  measure wall time, which on a loaded two-core machine fails a correct property test.
+
+Both are optional: the distributed-only virtualenv CI tests in has neither numba nor hypothesis.
+"""
+
+try:
+    import numba
+except ImportError:
+    numba = None
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:
+    settings = None
+
+if numba is not None:
+    numba.set_num_threads(1)
+if settings is not None:
+    settings.register_profile("card_envs", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("card_envs")
