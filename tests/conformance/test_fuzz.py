@@ -70,18 +70,34 @@ def test_episode_end_gives_score_and_rank_infos_and_zero_sum_rewards(module, con
             assert abs(sum(totals.values())) < 1e-9, "rewards must be zero-sum"
 
 
+def _assert_same_view(direct, decoded) -> None:
+    """Two PlayerViews equal field by field (numpy fields by value: Guilders' views hold arrays)."""
+    import dataclasses
+
+    assert type(direct) is type(decoded)
+    for f in dataclasses.fields(direct):
+        a, b = getattr(direct, f.name), getattr(decoded, f.name)
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            assert np.array_equal(a, b), f.name
+        else:
+            assert a == b, f.name
+
+
 @pytest.mark.parametrize("module, config", CASES)
 def test_decoding_an_observation_and_encoding_it_again_gives_the_same_vector(module, config):
+    """And the decoded view is the one ``env.view_of(state, seat)`` builds from the state."""
     env = module.raw_env(**config)
     rng = np.random.default_rng(3)
     checked = [0]
 
     def check(env, agent, obs):
-        for other in env.possible_agents:
+        for seat, other in enumerate(env.possible_agents):
             x = env.observe(other)["observation"]
-            again = env.encode_view(env.decode(x))
+            decoded = env.decode(x)
+            again = env.encode_view(decoded)
             assert again.dtype == np.float32
             assert np.array_equal(again, x)
+            _assert_same_view(env.view_of(env.game_state, seat), decoded)  # what search rollouts read
         checked[0] += 1
 
     from tests.conformance.cases import play_random
