@@ -265,16 +265,9 @@ def write_one_hot(out: np.ndarray, layout: Layout, name: str, index: int | None,
 # ------------------------------------------------------------------- reading a vector back
 # The decoders' shared readers: whole segments at once (one numpy call, then plain lists), not
 # an np.flatnonzero per one-hot: decoding is on the path of every heuristic decision.
-def read_one_hot(a: np.ndarray) -> int | None:
-    """The index of the first nonzero entry of a 1-D one-hot, or None when it is all zero."""
-    nz = a != 0
-    i = int(nz.argmax())
-    return i if nz[i] else None
-
-
 def read_one_hots(a: np.ndarray) -> list:
-    """:func:`read_one_hot` of every one-hot along the last axis of ``a``: nested lists with
-    ``a``'s leading shape, each item an int or None."""
+    """The first nonzero index of every one-hot along the last axis of ``a`` (None where it is all
+    zero): nested lists with ``a``'s leading shape."""
     nz = a != 0
     idx = np.where(nz.any(axis=-1), nz.argmax(axis=-1), -1).tolist()
     if a.ndim == 2:
