@@ -28,8 +28,9 @@ Specs: ``KIND[:ARG][,FLAG...]``
 =============================  =============================================================
 
 The search agents (``agents/search.py``) take comma-separated ``key=value`` options instead of
-flags: ``pimc`` worlds, ms, rollout (random|heuristic), engine (batched|rules), batch;
-``ismcts`` iterations, ms, rollout, c. ``seed`` comes from ``load(spec, seed=...)``.
+flags: ``pimc`` worlds, ms, rollout (random|heuristic), engine (batched|rules), batch, prior
+(none|heuristic), z, model (none|heuristic); ``ismcts`` iterations, ms, rollout, c, prior, z,
+model. ``seed`` comes from ``load(spec, seed=...)``.
 
 Flags, for the learned policies (``ppo``, ``rllib``) only:
 

@@ -51,6 +51,30 @@ maximising its own mean reward, adds one node, finishes the game with the rollou
 backs up every seat's return (each node keeps the return of the seat that moved into it). The
 decision is the most visited root action (ties: the lowest index).
 
+**ISMCTS with a prior** (``prior=heuristic``): the rule-based player guides the tree, as a
+policy prior guides AlphaZero's. *At the root* every legal action is still tried (the heuristic's
+choice first) and chosen by the UCB above, so that each one is measured; the decision keeps the
+heuristic's choice unless the most visited action's mean return beats it by more than ``z``
+standard errors of the difference of the two means (each arm's variance counted with one more
+return equal to the mean of all root returns: a few agreeing returns never overrule it). *Below
+the root* the seat to move (in that world) picks by PUCT, ``Q(a) + c * P(a) * sqrt(avail(a)) /
+(1 + visits(a))`` with ``P`` 0.75 on the heuristic's choice from that seat's view of the world
+and 0.25 spread evenly over the legal actions, an unvisited action valued at the mean of its
+visited siblings: the others (and the observer's later turns) play as the heuristic does until
+the returns show that another move is better. Few iterations fit in a small budget; without a
+prior the tree's first visits below the root are uniformly random moves, a poorer model of the
+table than the heuristic rollout that follows them.
+
+**An opponent model** (``model=heuristic``, both agents; Collector and Hot): ``sample_world``
+draws the exact posterior for card-blind opponents, whose plays and claims say nothing about
+the cards they hold. The heuristic players are not card-blind: what they did tells what they
+held. With this key each world is redrawn (up to ``MODEL_TRIES`` times) until it is one in
+which the other seats' revealed cards and last round's claims are what the heuristic would have
+done, and their hidden pending commitments are set to the heuristic's choices
+(``agents/heuristics/collector.py`` ``explain_world`` states the checks). It is a model of the
+table, right when the others play the heuristic (a test checks that it never rejects the true
+state of such a game) and a guess otherwise.
+
 **Rollout policies**: ``random`` (uniform over the legal actions; on the batched engine drawn
 by ``sample_actions`` at compiled speed) or ``heuristic`` (``agents/heuristics``: every seat of
 the world plays the rule-based player, which decides from that seat's decoded observation; a
@@ -89,6 +113,11 @@ import numpy as np
 
 from card_envs.scoring import rank_rewards
 
+MODEL_HELP = ("the other seats: none (worlds from the card-blind posterior) or heuristic (worlds in which "
+              "they play as the heuristic does; Collector and Hot)")
+#: worlds drawn for one world with ``model=heuristic`` before the last one is taken as it is
+MODEL_TRIES = 50
+
 #: the spec keys of each search agent: key -> (kind of value, default, help)
 KEYS: dict[str, dict[str, tuple[Any, Any, str]]] = {
     "pimc": {
@@ -99,12 +128,16 @@ KEYS: dict[str, dict[str, tuple[Any, Any, str]]] = {
         "batch": (int, 8, "worlds per batch under a ms budget"),
         "prior": (("none", "heuristic"), "none", "an action kept unless the worlds show another is better (heuristic: the rule-based player's choice)"),
         "z": (float, 2.0, "with a prior: standard errors of the paired difference by which another action must beat it"),
+        "model": (("none", "heuristic"), "none", MODEL_HELP),
     },
     "ismcts": {
         "iterations": (int, 2000, "iterations (one sampled world each) per decision"),
         "ms": (float, None, "milliseconds per decision"),
         "rollout": (("random", "heuristic"), "random", "the policy at the leaves"),
         "c": (float, 0.7, "UCB exploration constant (rewards of the rank mode lie in [-1, 1])"),
+        "prior": (("none", "heuristic"), "none", "the rule-based player's choices guide the tree, and its choice at the root is kept unless the search shows another is better"),
+        "z": (float, 2.0, "with a prior: standard errors of the difference of root means by which another action must beat the prior's"),
+        "model": (("none", "heuristic"), "none", MODEL_HELP),
     },
 }
 KINDS = tuple(KEYS)
@@ -184,12 +217,20 @@ class Table:
         self.rules = self.env.rules
         self.num_players = self.rules.num_players
         self.rank_mode = self.rules.reward_mode == "rank"
-        self.heuristic = importlib.import_module(f"agents.heuristics.{env_name.rsplit('_v', 1)[0]}").choose
+        heuristics = importlib.import_module(f"agents.heuristics.{env_name.rsplit('_v', 1)[0]}")
+        self.heuristic = heuristics.choose
+        #: the heuristic's opponent model of sampled worlds (``model=heuristic``), where it has one
+        self.explain = getattr(heuristics, "explain_world", None)
         self._venvs: dict[int, Any] = {}
         self._warm = False
 
-    def sample_world(self, x: np.ndarray, rng: np.random.Generator):
-        world = self.module.sample_world(x, rng, **self.options)
+    def sample_world(self, x: np.ndarray, rng: np.random.Generator, model: bool = False):
+        """A world from the observation; with ``model``, one in which the other seats play as
+        the heuristic does (drawn again up to ``MODEL_TRIES`` times, see ``explain_world``)."""
+        for _ in range(MODEL_TRIES if model else 1):
+            world = self.module.sample_world(x, rng, **self.options)
+            if not model or self.explain(world, self.env.view_of, self.rules, rng):
+                break
         if world.current_player != 0:  # the observer acts, and the observer is the world's seat 0
             raise AssertionError(f"{self.env_name}: a sampled world has seat {world.current_player} to act, not the observer (0)")
         return world
@@ -320,18 +361,27 @@ def simulate_batched(table: Table, worlds: list, actions: np.ndarray, rollout: s
 class _Node:
     """An information set of the observer's tree: the actions from the decision to here."""
 
-    __slots__ = ("children", "visits", "avail", "total")
+    __slots__ = ("children", "visits", "avail", "total", "total_sq")
 
     def __init__(self):
         self.children: dict[int, _Node] = {}
         self.visits = 0
         self.avail = 0
         self.total = 0.0  # the summed return of the seat that moved into this node
+        self.total_sq = 0.0  # and the sum of its squares (the prior's test at the root)
+
+
+#: PUCT's prior below the root with ``prior=heuristic``: this much on the heuristic's choice, the
+#: rest spread evenly over the legal actions
+PRIOR_WEIGHT = 0.75
 
 
 def ismcts_search(table: Table, x: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
-                  iterations: int | None, deadline: float | None, rollout: str, c: float) -> tuple[_Node, int]:
-    """The SO-ISMCTS tree after the budget (see the module docstring); and the steps simulated."""
+                  iterations: int | None, deadline: float | None, rollout: str, c: float,
+                  prior: int | None = None, model: bool = False) -> tuple[_Node, int]:
+    """The SO-ISMCTS tree after the budget (see the module docstring); and the steps simulated.
+    ``prior``: the heuristic's choice at the root, which turns the heuristic prior on; ``model``:
+    worlds in which the other seats play as the heuristic does."""
     rules = table.rules
     root = _Node()
     steps = 0
@@ -342,33 +392,34 @@ def ismcts_search(table: Table, x: np.ndarray, mask: np.ndarray, rng: np.random.
         if deadline is not None and it > 0 and time.perf_counter() >= deadline:
             break
         it += 1
-        state = table.sample_world(x, rng)
+        state = table.sample_world(x, rng, model)
         ret = np.zeros(table.num_players)
         node = root
         path: list[tuple[_Node, int]] = []
         over = False
         while True:
-            legal = np.flatnonzero(mask if node is root else rules.legal_mask(state)).tolist()
+            here = mask if node is root else rules.legal_mask(state)
+            legal = np.flatnonzero(here).tolist()
             seat = state.current_player
             children = node.children
-            untried = [a for a in legal if a not in children]
             for a in legal:
                 child = children.get(a)
                 if child is not None:
                     child.avail += 1
-            if untried:
-                a = untried[int(rng.integers(len(untried)))]
+            if prior is not None and node is not root:
+                h = int(table.heuristic(table.env.view_of(state, seat), here, rules, rng))
+                a = _puct(children, legal, h, c)
+                untried = a not in children
+            else:
+                untried = [a for a in legal if a not in children]
+                if untried:
+                    a = prior if prior in untried else untried[int(rng.integers(len(untried)))]
+                else:
+                    a = _ucb(children, legal, c)
+            child = children.get(a)
+            if child is None:
                 child = children[a] = _Node()
                 child.avail = 1
-            else:
-                log_n = [math.log(children[a].avail) for a in legal]
-                best, a = -math.inf, legal[0]
-                for b, ln in zip(legal, log_n):
-                    ch = children[b]
-                    score = ch.total / ch.visits + c * math.sqrt(ln / ch.visits)
-                    if score > best:
-                        best, a = score, b
-                child = children[a]
             path.append((child, seat))
             steps += 1
             over = table._apply(state, a, ret)
@@ -382,7 +433,66 @@ def ismcts_search(table: Table, x: np.ndarray, mask: np.ndarray, rng: np.random.
         for child, seat in path:
             child.visits += 1
             child.total += ret[seat]
+            child.total_sq += ret[seat] * ret[seat]
     return root, steps
+
+
+def _ucb(children: dict, legal: list, c: float) -> int:
+    """UCB1 with availability counts over the (all visited) children of the legal actions."""
+    best, a = -math.inf, legal[0]
+    for b in legal:
+        ch = children[b]
+        score = ch.total / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+        if score > best:
+            best, a = score, b
+    return a
+
+
+def _puct(children: dict, legal: list, h: int, c: float) -> int:
+    """PUCT with the heuristic prior (``PRIOR_WEIGHT`` on ``h``); an unvisited action is valued
+    at the mean of its visited siblings (0 when none is visited)."""
+    visits = total = 0.0
+    for b in legal:
+        ch = children.get(b)
+        if ch is not None and ch.visits:
+            visits += ch.visits
+            total += ch.total
+    first = total / visits if visits else 0.0
+    spread = (1.0 - PRIOR_WEIGHT) / len(legal)
+    best, a = -math.inf, legal[0]
+    for b in legal:
+        ch = children.get(b)
+        p = spread + (PRIOR_WEIGHT if b == h else 0.0)
+        if ch is None or not ch.visits:
+            score = first + c * p * math.sqrt(ch.avail if ch is not None else 1)
+        else:
+            score = ch.total / ch.visits + c * p * math.sqrt(ch.avail) / (1 + ch.visits)
+        if score > best:
+            best, a = score, b
+    return a
+
+
+def keep_prior_unpaired(root: _Node, best: int, prior: int, z: float) -> int:
+    """ISMCTS's decision with a prior: ``best`` (the most visited root action) only when its
+    mean return beats the prior action's by more than ``z`` standard errors of the difference of
+    the two means, else ``prior``. Each arm counts one more return equal to the mean of all root
+    returns, so arms whose few returns happen to agree still have a spread."""
+    if best == prior:
+        return prior
+    arms = [root.children.get(best), root.children.get(prior)]
+    if arms[0] is None or arms[1] is None:
+        return prior
+    n_all = sum(ch.visits for ch in root.children.values())
+    overall = sum(ch.total for ch in root.children.values()) / max(1, n_all)
+    means, var_of_mean = [], 0.0
+    for ch in arms:
+        n = ch.visits + 1
+        total, sq = ch.total + overall, ch.total_sq + overall * overall
+        mean = total / n
+        var = max(0.0, (sq - n * mean * mean) / (n - 1))
+        means.append(mean)
+        var_of_mean += var / n
+    return best if means[0] - means[1] > z * math.sqrt(var_of_mean) else prior
 
 
 # ------------------------------------------------------------------------------ agents
@@ -409,7 +519,7 @@ class SearchAgent:
         """The protocol's hook: the table's options, with which every world is sampled."""
         config = {k: v for k, v in dict(config or {}).items() if k != "render_mode"}
         self._configs[env_name] = config
-        t = table_for(env_name, config)
+        t = self.table(env_name)  # a model the game lacks is refused here, before any decision
         if self.kind == "pimc" and self.options["engine"] == "batched":
             t.warm_up()
 
@@ -423,7 +533,11 @@ class SearchAgent:
                 f"agents.base.start_game(agent, {env_name!r}, config, seat) before act "
                 "(every runner of this project does)"
             )
-        return table_for(env_name, self._configs[env_name])
+        t = table_for(env_name, self._configs[env_name])
+        if self.options["model"] == "heuristic" and t.explain is None:
+            raise ValueError(f"{self.kind}: model=heuristic is defined for collector_v0 and hot_v0, not {env_name}; "
+                             "use model=none")
+        return t
 
     def act(self, observation: dict, agent: str, env_name: str) -> int:
         mask = np.asarray(observation["action_mask"])
@@ -468,7 +582,7 @@ class PIMCAgent(SearchAgent):
             if deadline is not None:
                 want = min(want, o["batch"])
             began = time.perf_counter()
-            batch = [t.sample_world(x, self.rng) for _ in range(want)]
+            batch = [t.sample_world(x, self.rng, o["model"] == "heuristic") for _ in range(want)]
             returns, k = simulate(t, batch, legal, o["rollout"], self.rng)
             batches.append(returns)
             worlds += want
@@ -508,9 +622,14 @@ class ISMCTSAgent(SearchAgent):
     def _search(self, t, x, mask, legal, start):
         o = self.options
         deadline = None if o["ms"] is None else start + o["ms"] / 1000
-        root, steps = ismcts_search(t, x, mask, self.rng, o["iterations"], deadline, o["rollout"], o["c"])
+        prior = t.heuristic_action(x, mask, self.rng) if o["prior"] == "heuristic" else None
+        root, steps = ismcts_search(t, x, mask, self.rng, o["iterations"], deadline, o["rollout"], o["c"], prior,
+                                    o["model"] == "heuristic")
         visits = [root.children[a].visits if a in root.children else 0 for a in legal.tolist()]
-        return int(legal[int(np.argmax(visits))]), steps, sum(visits)
+        best = int(legal[int(np.argmax(visits))])
+        if prior is not None:
+            best = keep_prior_unpaired(root, best, prior, o["z"])
+        return best, steps, sum(visits)
 
 
 AGENTS = {"pimc": PIMCAgent, "ismcts": ISMCTSAgent}

@@ -10,7 +10,8 @@ same wall time each (after a warm-up that compiles the kernels and fills the fir
 - ``batched`` (today's default, ``vec_env="batched"``): ``n_envs`` games on the batched engine in
   this process, opponents in batch (``training/batched.py``);
 - ``single-game`` (the harness before it, ``vec_env="subproc"``): 16 ``SingleAgentEnv`` games in
-  2 subprocesses, with the PPO settings it shipped with (``LEGACY`` below).
+  2 subprocesses, with the PPO settings and the one update thread it shipped with (``LEGACY``
+  below; its subprocesses step the games on both cores while the learner collects).
 
 Reported: learner steps/s (decisions the learner took and PPO trained on), the ratio, and the
 fraction of the wall time spent in the environment (stepping games and opponents, masks) and in
@@ -33,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 #: the single-game harness as it shipped before the batched engine (its default.json)
-LEGACY = {"vec_env": "subproc", "n_envs": 16, "workers": 2,
+LEGACY = {"vec_env": "subproc", "n_envs": 16, "workers": 2, "torch_threads": 1,
           "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 5, "policy_kwargs": {"net_arch": [128, 128]}}}
 OUT = Path(__file__).resolve().parent
 
@@ -44,11 +45,11 @@ def measure(game: str, overrides: dict, seconds: float, warmup: float) -> dict:
     from stable_baselines3.common.callbacks import BaseCallback
 
     from training import sb3_backend as S
-    from training.config import deep_merge, resolve_config
+    from training.config import deep_merge, resolve_config, torch_threads
     from training.opponents import usable_opponents
 
     cfg = resolve_config(game, deep_merge({"total_timesteps": 10**9}, overrides))
-    torch.set_num_threads(int(cfg["torch_threads"]))
+    torch.set_num_threads(torch_threads(cfg))
     S.limit_threads(int(cfg.get("env_threads", 1)))
     pool = usable_opponents(game, cfg["opponents"])
     venv = S.make_vec_env(cfg, pool)
@@ -129,7 +130,8 @@ def write_results_section(meta: dict, rows: list[dict]) -> None:
             f"{meta['seconds']:.0f} s measured per path and game after {meta['warmup']:.0f} s of warm-up, both paths "
             "in one run): learner steps/s of `python -m training.train <game>` with its own configuration "
             "on the batched engine against the single-game harness it replaced (16 `SingleAgentEnv` games in 2 "
-            "subprocesses, n_steps 256, batch 256, 5 epochs), and the batched run's share of wall time in the "
+            "subprocesses, n_steps 256, batch 256, 5 epochs, one update thread, as it shipped; the batched path's update "
+            "takes every core, `torch_threads=\"auto\"`), and the batched run's share of wall time in the "
             "environment (games, opponents, masks) and in the PPO update.\n\n" + table(rows) + "\n")
     if SECTION in text:
         head, rest = text.split(SECTION, 1)

@@ -4,11 +4,19 @@
   threads on top would put two threads on each core, and a ``prange`` region then waits for a
   descheduled thread at every join. The tests that compare the parallel path with the serial one
   (``tests/vector/test_vector_api.py``) set their thread counts themselves and restore this one.
+- **One torch (and BLAS) thread per test worker**: ``OMP_NUM_THREADS=1`` unless already set,
+  which training's ``torch_threads="auto"`` reads (training/config.py) and the training
+  subprocesses the CLI tests start inherit; two workers of two update threads each would
+  oversubscribe the cores the same way.
 - **Hypothesis without timing checks.** Its deadline and "input generation is slow" checks
   measure wall time, which on a loaded two-core machine fails a correct property test.
 
 Both are optional: the distributed-only virtualenv CI tests in has neither numba nor hypothesis.
 """
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 try:
     import numba

@@ -85,7 +85,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from training.config import train_env_config
+from training.config import torch_threads, train_env_config
 
 META_FILE = "card_envs.json"  # written into every checkpoint folder: what the policy plays
 MAIN = "main"
@@ -660,7 +660,8 @@ def train_rllib(
     if spaces[0] != spaces[1]:
         raise ValueError(f"train_env_config {cfg.get('train_env_config')} changes the observation: only options "
                          "that leave it alone (like reward_mode) may differ between training and evaluation")
-    torch.set_num_threads(int(cfg.get("torch_threads", 1)))
+    # the learner shares the cores with the env runners, which sample while it learns: 'auto' is one
+    torch.set_num_threads(1 if cfg.get("torch_threads", 1) == "auto" else torch_threads(cfg))
     import ray
 
     we_started = start_ray(address, num_cpus, ship_code)

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from training.config import (read_run, requested_changes,
+from training.config import (read_run, requested_changes, torch_threads,
                              resolve_config, resume_config, train_env_config, with_players)
 from training.evaluate import evaluate_against
 from training.opponents import eval_opponents, parse_opponents, usable_opponents
@@ -527,7 +527,7 @@ def train(
                          "that leave it alone (like reward_mode) may differ between training and evaluation")
     kwargs = ppo_kwargs(cfg)
     run_dir.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(int(cfg["torch_threads"]))
+    torch.set_num_threads(torch_threads(cfg))
     limit_threads(int(cfg.get("env_threads", 1)))
     # Checking every action distribution's arguments costs ~5% of a Golf rollout; the masks
     # and logits come from SB3 itself, so the check finds nothing.

@@ -38,3 +38,52 @@ def choose(view, mask: np.ndarray, rules, rng: np.random.Generator) -> int:
     if takes:
         return min(takes)[1]
     return DRAW_TWO if DRAW_TWO in legal else min(legal)
+
+
+def explain_world(world, view_of, rules, rng: np.random.Generator) -> bool:
+    """The search agents' opponent model (``model=heuristic``): make a sampled ``world`` (the
+    observer is seat 0) one in which every other seat plays this heuristic, or say it cannot be.
+
+    ``card_envs.<game>_v0.sample_world`` draws the exact posterior for card-blind opponents:
+    another seat's hidden hand uniform among the consistent ones, its pending commitment uniform
+    among its legal choices. Against players who follow a rule, what they did says more. Here:
+
+    - a pending commitment of another seat becomes this heuristic's choice from that seat's view
+      of the world (nothing has changed for it since it committed in this phase);
+    - a card another seat revealed this round must be the one the heuristic plays from that hand
+      (the hand with the card back): the most-held rank when it held a duplicate (any single
+      otherwise: the choice among singles reads public counts of that moment, not kept);
+    - last round's claims: a seat that drew (not took) while another seat's card of rank r was on
+      offer held an r then, so it holds one now (its card revealed this round counted back); a
+      seat that took a card of rank r lacked r then, so it holds at most one r more than the
+      taken card and the cards it drew since.
+
+    The commitments are set in every case; returns False when the world contradicts the last two
+    (the caller draws another). The checks are necessary conditions of the heuristic's play, not
+    its whole likelihood.
+    """
+    n = world.num_players
+    if world.phase == 2:  # over: nothing is pending
+        return True
+    for p in range(1, n):
+        if world.pending[p] >= 0:
+            world.pending[p] = int(choose(view_of(world, p), rules.mask_for(world, p), rules, rng))
+    for p in range(1, n):
+        counts = world.counts[p]
+        back = counts[:]
+        if world.played[p] >= 0:
+            back[world.played[p] % 13] += 1
+            dups = [r for r in range(13) if back[r] >= 2]
+            if dups and max(dups, key=lambda r: (back[r], -r)) != world.played[p] % 13:
+                return False
+        claim = world.last_claim[p]
+        for d in range(n):
+            r = world.last_played[d]
+            if d == p or r < 0:
+                continue
+            r %= 13
+            if claim < 0 and back[r] == 0:
+                return False
+            if claim == d and back[r] > 1 + world.last_drawn[p]:
+                return False
+    return True

@@ -12,11 +12,13 @@ import pytest
 import agents
 import card_envs
 from agents.base import start_game
-from agents.search import ISMCTSAgent, PIMCAgent, parse_options, simulate_batched, simulate_rules, table_for
+from agents.search import (ISMCTSAgent, PIMCAgent, _Node, keep_prior_unpaired, parse_options, simulate_batched,
+                           simulate_rules, table_for)
 
 CONFIGS = Path(__file__).resolve().parents[2] / "training" / "configs"
 GAMES = list(card_envs.ENVIRONMENTS)
-FAST = {"pimc": "pimc:worlds=3", "ismcts": "ismcts:iterations=12"}
+FAST = {"pimc": "pimc:worlds=3", "ismcts": "ismcts:iterations=12",
+        "ismcts-prior": "ismcts:iterations=6,prior=heuristic,rollout=heuristic"}
 
 
 def table_of(name: str) -> dict:
@@ -58,17 +60,19 @@ def test_specs_parse_with_commas_and_bad_ones_name_the_allowed_keys():
     p = agents.load("pimc:worlds=64,rollout=heuristic", seed=1)
     assert isinstance(p, PIMCAgent)
     assert p.options == {"worlds": 64, "ms": None, "rollout": "heuristic", "engine": "batched", "batch": 8,
-                         "prior": "none", "z": 2.0}
+                         "prior": "none", "z": 2.0, "model": "none"}
     assert agents.parse_spec("pimc:worlds=64,rollout=heuristic") == ("pimc", "worlds=64,rollout=heuristic", frozenset())
     assert agents.load("pimc,rollout=random").options["rollout"] == "random"  # no colon, options as the later parts
     assert agents.load("pimc:ms=100").options["worlds"] is None, "a time budget alone: no world cap"
     i = agents.load("ismcts:iterations=2000")
     assert isinstance(i, ISMCTSAgent) and i.options["iterations"] == 2000 and i.options["ms"] is None
-    assert parse_options("ismcts", "ms=50,iterations=10") == {"iterations": 10, "ms": 50.0, "rollout": "random", "c": 0.7}
+    assert parse_options("ismcts", "ms=50,iterations=10") == {"iterations": 10, "ms": 50.0, "rollout": "random", "c": 0.7,
+                                                              "prior": "none", "z": 2.0, "model": "none"}
     for bad, match in [("pimc:depth=3", "worlds="), ("pimc:worlds=0", "positive"), ("pimc:worlds=many", "not a int"),
                        ("pimc:rollout=smart", "random, heuristic"), ("pimc:worlds=4,greedy", "not KEY=VALUE"),
                        ("ismcts:worlds=3", "iterations="), ("pimc:worlds=3,worlds=4", "twice"),
-                       ("ismcts:c=nan", "positive"), ("pimc:prior=ppo", "none, heuristic"), ("pimc:z=-1", "positive")]:
+                       ("ismcts:c=nan", "positive"), ("pimc:prior=ppo", "none, heuristic"), ("pimc:z=-1", "positive"),
+                       ("ismcts:prior=random", "none, heuristic"), ("ismcts:z=0", "positive")]:
         with pytest.raises(ValueError, match=match):
             agents.load(bad)
 
@@ -85,14 +89,61 @@ def test_a_prior_is_overruled_only_by_a_paired_difference_of_more_than_z_standar
     assert agent._keep_prior(clear, best=0, prior=0) == 0
 
 
+def _root(arms: dict[int, list[float]]) -> _Node:
+    """A root whose children saw these returns."""
+    root = _Node()
+    for a, returns in arms.items():
+        child = root.children[a] = _Node()
+        child.visits, child.total, child.total_sq = len(returns), sum(returns), sum(r * r for r in returns)
+    return root
+
+
+def test_ismcts_keeps_its_prior_unless_the_root_means_differ_by_more_than_z_standard_errors():
+    # each arm counts one more return at the mean of all root returns
+    clear = _root({0: [-1.0] * 6, 1: [1.0] * 12})  # overall mean 1/3: means -0.81 and 0.95, se 0.20
+    assert keep_prior_unpaired(clear, best=1, prior=0, z=2) == 1
+    assert keep_prior_unpaired(clear, best=1, prior=0, z=10) == 0, "difference 1.76 < 10 x se 0.20"
+    few = _root({0: [-1.0], 1: [1.0, 1.0]})  # agreeing returns, but only three: means -0.33 and 0.78
+    assert keep_prior_unpaired(few, best=1, prior=0, z=2) == 0, "difference 1.11 < 2 x se 0.70"
+    assert keep_prior_unpaired(few, best=1, prior=0, z=1.5) == 1, "difference 1.11 > 1.5 x se 0.70"
+    close = _root({0: [1.0, -1.0, 1.0, -1.0], 1: [1.0, 1.0, -1.0, 1.0, 1.0]})
+    assert keep_prior_unpaired(close, best=1, prior=0, z=2) == 0, "difference 0.49 < 2 x se 0.56"
+    assert keep_prior_unpaired(close, best=0, prior=0, z=2) == 0
+    assert keep_prior_unpaired(_root({1: [1.0] * 9}), best=1, prior=0, z=2) == 0, "an unvisited prior is kept"
+
+
 @pytest.mark.parametrize("name", ["golf_v0", "hot_v0"])
-def test_with_an_unbeatable_margin_the_prior_is_the_heuristics_choice(name):
+@pytest.mark.parametrize("spec", ["pimc:worlds=3,prior=heuristic,z=1e9", "ismcts:iterations=8,prior=heuristic,z=1e9"])
+def test_with_an_unbeatable_margin_the_prior_is_the_heuristics_choice(name, spec):
     """z so large that no sample overrules it: every decision is the heuristic's."""
     config = table_of(name)
-    searcher = ready("pimc:worlds=3,prior=heuristic,z=1e9", name, config)
+    searcher = ready(spec, name, config)
     heuristic = ready("heuristic", name, config)
     for _, agent, obs in decisions(name, config, seed=4, limit=4):
         assert searcher.act(obs, agent, name) == heuristic.act(obs, agent, name)
+
+
+def test_the_ismcts_prior_guides_the_tree_below_the_root():
+    """With the prior, the first visits below the root follow the heuristic: after a few
+    iterations the tree's second level holds, at each node, mostly the heuristic's move; without
+    it, the first move tried at a node is uniformly random."""
+    name, config = "golf_v0", table_of("golf_v0")
+    from agents.search import ismcts_search
+
+    t = table_for(name, config)
+    env, agent, obs = next(decisions(name, config, seed=3))
+    x, mask = obs["observation"], obs["action_mask"]
+    counts = {}
+    for prior in (True, False):
+        rng = np.random.default_rng(0)
+        h = t.heuristic_action(x, mask, rng) if prior else None
+        root, _ = ismcts_search(t, x, mask, rng, 60, None, "random", 0.7, h)
+        widths = [len(ch.children) for ch in root.children.values() if ch.visits >= 3]
+        counts[prior] = (sum(widths), len(widths))
+        if prior:  # the heuristic's root move is tried first and kept being measured
+            assert root.children[h].visits >= 1
+    (narrow, n1), (wide, n2) = counts[True], counts[False]
+    assert n1 and n2 and narrow / n1 < wide / n2, counts
 
 
 def test_act_before_start_game_is_a_clear_error():
@@ -105,7 +156,7 @@ def test_act_before_start_game_is_a_clear_error():
 
 # ------------------------------------------------------------------------ legal play
 @pytest.mark.parametrize("name", GAMES)
-@pytest.mark.parametrize("kind", ["pimc", "ismcts"])
+@pytest.mark.parametrize("kind", list(FAST))
 def test_the_search_agents_choose_only_legal_actions_in_every_game(name, kind):
     """Whole games on raw_env (which raises on an illegal action): the searcher in seat 0 then
     seat 1, the heuristic elsewhere, at the default table and at the shipped policies' table."""
@@ -216,3 +267,66 @@ def test_random_rollouts_agree_in_the_mean_between_the_engines(name):
     got, _ = simulate_batched(t, worlds, legal, "random", np.random.default_rng(0))
     se = np.sqrt((ref.var(axis=0) + got.var(axis=0)) / len(worlds)) + 1e-9
     assert np.all(np.abs(ref.mean(axis=0) - got.mean(axis=0)) < 4 * se + 1e-6)
+
+
+# ------------------------------------------------------------------- the opponent model
+MODEL_TABLES = [("hot_v0", {"num_players": 2, "single_deal": True}), ("collector_v0", {"num_players": 2}),
+                ("hot_v0", {"num_players": 3})]
+
+
+@pytest.mark.parametrize("name,config", MODEL_TABLES)
+def test_the_heuristic_model_explains_every_true_state_of_heuristic_players(name, config):
+    """Where the other seats really are the heuristic, the model never rejects the true state
+    (seat 0 observing: its frame is the table's) and gives back their true commitments; sampled
+    worlds are rejected often (the control: the checks do say something)."""
+    from agents.heuristics.collector import explain_world
+
+    env = card_envs.ENVIRONMENTS[name].raw_env(**config)
+    heuristic = ready("heuristic", name, config)
+    rng = np.random.default_rng(0)
+    checked = rejected_samples = samples = pending = 0
+    for game in range(3):
+        env.reset(seed=game)
+        for agent in env.agent_iter(100_000):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            if agent == "player_0":
+                s = env.game_state.copy()
+                truth = s.pending[:]
+                s.pending[1:] = [-1 if a < 0 else 0 for a in truth[1:]]  # what a world does not know
+                assert explain_world(s, env.view_of, env.rules, rng), "the true state rejected"
+                assert s.pending == truth, "the heuristic's commitments are not the ones it made"
+                checked += 1
+                pending += any(a >= 0 for a in truth[1:])
+                for _ in range(3):
+                    w = card_envs.ENVIRONMENTS[name].sample_world(obs, rng, **config)
+                    rejected_samples += not explain_world(w, env.view_of, env.rules, rng)
+                    samples += 1
+            env.step(heuristic.act(obs, agent, name))
+    assert checked > 20 and pending > 5
+    assert 0 < rejected_samples < samples
+
+
+def test_the_heuristic_model_is_refused_where_no_game_defines_it():
+    with pytest.raises(ValueError, match="model=heuristic is defined for collector_v0 and hot_v0"):
+        ready("pimc:worlds=2,model=heuristic", "golf_v0", table_of("golf_v0"))
+
+
+@pytest.mark.parametrize("spec", ["pimc:worlds=3,model=heuristic", "ismcts:iterations=6,model=heuristic"])
+def test_with_the_model_the_choice_does_not_change_when_only_hidden_cards_change(spec):
+    name, config = "hot_v0", table_of("hot_v0")
+    rules = card_envs.ENVIRONMENTS[name].raw_env(**config).rules
+    rng = np.random.default_rng(1)
+    for env, agent, obs in decisions(name, config, seed=2, every=2, limit=3):
+        seat = env.possible_agents.index(agent)
+        original = env.game_state
+        first = ready(spec, name, config, seed=5).act(obs, agent, name)
+        env.game_state = rules.resample_hidden(original, seat, rng)
+        env._mask = None
+        again = env.observe(agent)
+        assert again["observation"].tobytes() == obs["observation"].tobytes()
+        assert ready(spec, name, config, seed=5).act(again, agent, name) == first
+        env.game_state = original
+        env._mask = None

@@ -178,3 +178,18 @@ def test_resume_with_a_changed_config_is_refused_with_the_differences(T, tmp_pat
     assert cfg["runs"] == [{"argv": []}], "the run's history stays"
     same, none = C.resume_config(run, json.loads(before), {"env_config": {"num_rounds": 1}}, override=False)
     assert none == [], "repeating the run's own settings is no change"
+
+
+def test_torch_threads_auto_reads_omp_num_threads_else_the_cores(monkeypatch):
+    cfg = C.resolve_config("golf_v0")
+    assert cfg["torch_threads"] == "auto", "the default: the update may take every core"
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert C.torch_threads(cfg) == 3
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    import os
+
+    assert C.torch_threads(cfg) == len(os.sched_getaffinity(0))
+    assert C.torch_threads(C.resolve_config("golf_v0", ["torch_threads=1"])) == 1, "a number is taken as it is"
+    for bad in ("torch_threads=0", "torch_threads=two", "torch_threads=true"):
+        with pytest.raises(ValueError, match="torch_threads must be 'auto' or a whole number"):
+            C.resolve_config("golf_v0", [bad])
