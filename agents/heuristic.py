@@ -36,6 +36,9 @@ def _decoding_env(env_name: str, config_json: str):
 
 class HeuristicAgent:
     name = "heuristic"
+    #: its move is a function of the observation alone (no heuristic draws from ``rng``; a test
+    #: checks): whoever computes it, this process or a helper, computes the same move
+    pure_moves = True
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)

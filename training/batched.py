@@ -159,6 +159,8 @@ class BatchedLearnerView:
         if self.agent_workers < 0:
             raise ValueError(f"agent_workers must be 0 or more, got {agent_workers}")
         self._workers: list[Any] = []  # (process, pipe) of the helper processes, started lazily
+        #: per player: the helpers' share of its rows, balanced by the measured costs (pure agents)
+        self._helper_share: dict[int, float] = {}
 
     # ------------------------------------------------------------------------ the pool
     def _add_player(self, spec: Any) -> int:
@@ -379,38 +381,72 @@ class BatchedLearnerView:
         ids = self._opp[rows, cur[rows]]
         mask = self.venv._mask
         obs = self.venv._obs
+        batched, moves = [], []
         for pid in np.unique(ids).tolist():
             sel = rows[ids == pid] if len(ids) > 1 else rows
             pl = self._players[pid]
+            if pl.kind in (RANDOM, "policy"):
+                batched.append((pl, sel))
+            else:  # the helpers' shares go out first: they compute while this process does the rest
+                moves.append((pid, pl) + self._send_agent_moves(pid, pl, sel, cur, obs, mask))
+        began = time.perf_counter()
+        for pl, sel in batched:
             if pl.kind == RANDOM:
                 acts[sel] = self.venv.sample_actions()[sel]
-            elif pl.kind == "policy":
-                acts[sel] = pl.policy.choose_batch(obs[sel], mask[sel], pl.deterministic, pl.rng)
             else:
-                self._agent_moves(pl, sel, cur, obs, mask, acts)
+                acts[sel] = pl.policy.choose_batch(obs[sel], mask[sel], pl.deterministic, pl.rng)
+        extra = time.perf_counter() - began  # this process's other work while the helpers compute
+        for pid, pl, local, sent in moves:
+            self._agent_moves(pid, pl, local, sent, cur, obs, mask, acts, extra)
+            extra = 0.0
 
-    def _agent_moves(self, pl: _Player, sel: np.ndarray, cur: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-                     acts: np.ndarray) -> None:
-        """An agent's moves, one game at a time; a shareable agent's are split with the helper
-        processes (``agent_workers``), which compute their share while this process does its own."""
-        agents_, name = self.venv.possible_agents, self.env_name
-        local = sel
+    def _send_agent_moves(self, pid: int, pl: _Player, sel: np.ndarray, cur: np.ndarray, obs: np.ndarray,
+                          mask: np.ndarray) -> tuple[np.ndarray, list]:
+        """A shareable agent's moves split with the helper processes (``agent_workers``): their
+        shares sent now; returns the rows left to this process and the shares sent.
+
+        The split is even, except for an agent whose move is a function of the observation
+        (``pure_moves``, the heuristic): whichever process computes a move computes the same one,
+        so the helpers' share follows the measured costs, to make both sides finish together
+        (this process also steps the games and the batched opponents meanwhile)."""
+        if pl.spec is None or not self.agent_workers or len(sel) < 8:
+            return sel, []
+        pipes = self._start_workers()
+        k = len(pipes)
+        share = self._helper_share.get(pid, k / (k + 1)) if getattr(pl.agent, "pure_moves", False) else k / (k + 1)
+        cut = min(len(sel) - 1, max(1, int(round(share * len(sel)))))
+        chunks = np.array_split(sel[:cut], k) + [sel[cut:]]
         sent = []
-        if pl.spec is not None and self.agent_workers and len(sel) >= 8:
-            pipes = self._start_workers()
-            chunks = np.array_split(sel, len(pipes) + 1)
-            local = chunks[-1]
-            for pipe, rows in zip(pipes, chunks[:-1]):
-                pipe.send((pl.spec, obs[rows], mask[rows], cur[rows]))
-                sent.append((pipe, rows))
+        for pipe, rows in zip(pipes, chunks[:-1]):
+            pipe.send((pl.spec, obs[rows], mask[rows], cur[rows]))
+            sent.append((pipe, rows))
+        return chunks[-1], sent
+
+    def _agent_moves(self, pid: int, pl: _Player, local: np.ndarray, sent: list, cur: np.ndarray, obs: np.ndarray,
+                     mask: np.ndarray, acts: np.ndarray, extra: float = 0.0) -> None:
+        """An agent's moves, one game at a time, in this process's rows; then the helpers' shares
+        (:meth:`_send_agent_moves`), which they computed meanwhile."""
+        agents_, name = self.venv.possible_agents, self.env_name
         agent = pl.agent
+        began = time.perf_counter()
         for g in local.tolist():
             acts[g] = agent.act({"observation": obs[g], "action_mask": mask[g]}, agents_[int(cur[g])], name)
+        mine = time.perf_counter() - began
+        helpers = 0.0
         for pipe, rows in sent:
             result = pipe.recv()
             if isinstance(result, BaseException):
                 raise result
-            acts[rows] = result
+            out, seconds = result
+            acts[rows] = out
+            helpers = max(helpers, seconds / max(1, len(rows)))
+        if sent and len(local) and getattr(agent, "pure_moves", False):
+            # the share at which both sides would have finished together, smoothed
+            k, n = len(sent), len(local) + sum(len(r) for _, r in sent)
+            here = mine / len(local)
+            want = (k * (n * here + extra)) / (n * (helpers + k * here)) if helpers + here > 0 else k / (k + 1)
+            old = self._helper_share.get(pid, k / (k + 1))
+            self._helper_share[pid] = min(0.9, max(0.1, 0.8 * old + 0.2 * want))
 
     def _start_workers(self) -> list[Any]:
         if not self._workers:
@@ -464,8 +500,9 @@ def _agent_worker(pipe, env_name: str, env_config: dict, num_players: int, seed:
                     start_game(made[spec], env_name, env_config, f"player_{k}")
             agent = made[spec]
             out = np.empty(len(obs), dtype=np.int64)
+            began = time.perf_counter()
             for i in range(len(obs)):
                 out[i] = agent.act({"observation": obs[i], "action_mask": mask[i]}, f"player_{int(seats[i])}", env_name)
-            pipe.send(out)
+            pipe.send((out, time.perf_counter() - began))  # the moves, and what they cost here
         except Exception as exc:  # noqa: BLE001 - sent back and raised in the training process
             pipe.send(exc)

@@ -208,3 +208,48 @@ def test_snapshots_join_the_pool_and_ppo_opponents_are_checked_against_the_table
     other = PPOAgent.from_policy(policy, {"env_name": "golf_v0", "env_config": {"num_players": 3}})
     with pytest.raises(ValueError, match="num_players"):
         BatchedLearnerView("golf_v0", config, 4, opponents=[other])
+
+
+@pytest.mark.parametrize("env_name,config", [("guillotine_v0", {"mode": "single"}), ("hot_v0", {"num_players": 2})])
+def test_the_heuristics_moves_are_the_same_computed_here_or_by_a_helper(env_name, config):
+    """agent_workers=1 splits the heuristic's moves with a helper process, the split following
+    the measured costs: the games must be exactly those of agent_workers=0."""
+    def run(workers):
+        view = BatchedLearnerView(env_name, config, 48, opponents=["heuristic"], seed=2, agent_workers=workers)
+        try:
+            out = [view.reset(seed=2)]
+            rewards = []
+            for _ in range(25):
+                m = view.action_masks()
+                o, r, *_ = view.step(m.argmax(1))
+                out.append(o)
+                rewards.append(r)
+            return np.stack(out), np.stack(rewards), dict(view._helper_share)
+        finally:
+            view.close()
+    alone, alone_r, _ = run(0)
+    split, split_r, share = run(1)
+    assert np.array_equal(alone, split) and np.array_equal(alone_r, split_r)
+    assert share and all(0.1 <= f <= 0.9 for f in share.values()), share
+
+
+def test_no_heuristic_draws_from_its_generator():
+    """HeuristicAgent.pure_moves: the same observation gives the same move whatever the seed."""
+    import agents
+    from agents.base import start_game
+
+    for name in card_envs.ENVIRONMENTS:
+        env = card_envs.ENVIRONMENTS[name].raw_env()
+        players = [agents.load("heuristic", seed=s) for s in (0, 1)]
+        for p in players:
+            start_game(p, name, {}, "player_0")
+        assert all(getattr(p, "pure_moves", False) for p in players)
+        env.reset(seed=0)
+        for n, agent in enumerate(env.agent_iter(300)):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            a, b = (p.act(obs, agent, name) for p in players)
+            assert a == b, f"{name}: seeds 0 and 1 chose {a} and {b}"
+            env.step(a)
