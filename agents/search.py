@@ -265,6 +265,11 @@ class Table:
         """The heuristic's choice from an observation vector (as ``HeuristicAgent.act`` makes it)."""
         return int(self.heuristic(self.env.decode(x), mask, self.rules, rng))
 
+    def heuristic_move(self, state, seat: int, mask: np.ndarray, rng: np.random.Generator) -> int:
+        """The heuristic's choice for ``seat`` in a rules state, from that seat's view built
+        straight from the state (what decoding its observation gives)."""
+        return int(self.heuristic(self.env.view_of(state, seat), mask, self.rules, rng))
+
     # ------------------------------------------------------------------ the rules engine
     def play_out(self, state, rollout: str, rng: np.random.Generator) -> tuple[np.ndarray, int]:
         """Finish ``state`` (in place) with the rollout policy: every seat's reward from now to the
@@ -277,8 +282,8 @@ class Table:
             if rollout == "random":
                 legal = np.flatnonzero(mask)
                 a = int(legal[rng.integers(len(legal))])
-            else:  # the seat's view straight from the state: what decoding its observation gives
-                a = int(self.heuristic(self.env.view_of(state, state.current_player), mask, rules, rng))
+            else:
+                a = self.heuristic_move(state, state.current_player, mask, rng)
             steps += 1
             if self._apply(state, a, ret):
                 break
@@ -407,7 +412,7 @@ def ismcts_search(table: Table, x: np.ndarray, mask: np.ndarray, rng: np.random.
                 if child is not None:
                     child.avail += 1
             if prior is not None and node is not root:
-                h = int(table.heuristic(table.env.view_of(state, seat), here, rules, rng))
+                h = table.heuristic_move(state, seat, here, rng)
                 a = _puct(children, legal, h, c)
                 untried = a not in children
             else:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from card_envs.collector.engine import NUM_RANKS, OVER
+
 DRAW_TWO = 13
 TAKE_BASE = 13  # TAKE(k) / DRAW_ONE_TAKE(k) = 13 + k
 
@@ -63,25 +65,25 @@ def explain_world(world, view_of, rules, rng: np.random.Generator) -> bool:
     its whole likelihood.
     """
     n = world.num_players
-    if world.phase == 2:  # over: nothing is pending
+    if world.phase == OVER:  # nothing is pending
         return True
     for p in range(1, n):
         if world.pending[p] >= 0:
             world.pending[p] = int(choose(view_of(world, p), rules.mask_for(world, p), rules, rng))
     for p in range(1, n):
-        counts = world.counts[p]
-        back = counts[:]
+        back = world.counts[p][:]  # the hand with this round's revealed card back in it
         if world.played[p] >= 0:
-            back[world.played[p] % 13] += 1
-            dups = [r for r in range(13) if back[r] >= 2]
-            if dups and max(dups, key=lambda r: (back[r], -r)) != world.played[p] % 13:
+            played = world.played[p] % NUM_RANKS
+            back[played] += 1
+            dups = [r for r in range(NUM_RANKS) if back[r] >= 2]
+            if dups and max(dups, key=lambda r: (back[r], -r)) != played:
                 return False
         claim = world.last_claim[p]
         for d in range(n):
             r = world.last_played[d]
             if d == p or r < 0:
                 continue
-            r %= 13
+            r %= NUM_RANKS
             if claim < 0 and back[r] == 0:
                 return False
             if claim == d and back[r] > 1 + world.last_drawn[p]:
