@@ -14,8 +14,10 @@ Shared by Hot (``agents/heuristics/hot.py``), whose actions differ only in ACQUI
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-from card_envs.collector.engine import NUM_RANKS, OVER
+from card_envs.collector import kernels as K
+from card_envs.collector.engine import ACQUIRE, NUM_RANKS, OVER, PLAY
 
 DRAW_TWO = 13
 TAKE_BASE = 13  # TAKE(k) / DRAW_ONE_TAKE(k) = 13 + k
@@ -89,3 +91,47 @@ def explain_world(world, view_of, rules, rng: np.random.Generator) -> bool:
             if claim == d and back[r] > 1 + world.last_drawn[p]:
                 return False
     return True
+
+
+# ------------------------------------------------------------------ the batched engine's twin
+def choose_rows(arrays: dict, rows: np.ndarray, out: np.ndarray) -> None:
+    """:func:`choose` for the player to act in each game ``rows[i]`` of a batched engine
+    (``card_envs.<game>_v0.vector_env``'s state arrays), written to ``out[rows[i]]``: the same
+    choice as ``choose`` of that player's view (tests/agents/test_heuristics.py), at compiled
+    speed, for the search agents' heuristic rollouts. Collector's and Hot's state arrays are the
+    same, and so is the heuristic (Hot's actions differ only in name)."""
+    _choose_rows(arrays["counts"], arrays["kcounts"], arrays["seat"], arrays["row"], rows, out)
+
+
+@njit(cache=True)
+def _choose_rows(counts, kcounts, seat, row, rows, out):
+    n = seat.shape[1]
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        p = row[g, K.CUR]
+        phase = row[g, K.PHASE]
+        if phase == PLAY:
+            # a duplicate first (the most held, then the lowest rank) ...
+            best, most = -1, 1
+            for r in range(NUM_RANKS):
+                if counts[g, p, r] > most:
+                    best, most = r, counts[g, p, r]
+            if best < 0:  # ... else the single the others are most visibly known to hold
+                seen = -1
+                for r in range(NUM_RANKS):
+                    if counts[g, p, r]:
+                        elsewhere = 0
+                        for q in range(n):
+                            if q != p:
+                                elsewhere += kcounts[g, q, r]
+                        if elsewhere > seen:
+                            best, seen = r, elsewhere
+            out[g] = best
+        elif phase == ACQUIRE:
+            out[g] = DRAW_TWO  # always legal
+            for k in range(1, n):  # the nearest seat clockwise whose revealed rank is missing
+                q = (p + k) % n
+                c = seat[g, q, K.PLAYED]
+                if c >= 0 and counts[g, p, c % NUM_RANKS] == 0:
+                    out[g] = TAKE_BASE + k
+                    break

@@ -314,7 +314,8 @@ def test_the_heuristic_model_is_refused_where_no_game_defines_it():
         ready("pimc:worlds=2,model=heuristic", "golf_v0", table_of("golf_v0"))
 
 
-@pytest.mark.parametrize("spec", ["pimc:worlds=3,model=heuristic", "ismcts:iterations=6,model=heuristic"])
+@pytest.mark.parametrize("spec", ["pimc:worlds=3,model=heuristic", "ismcts:iterations=6,model=heuristic",
+                                  "pimc:worlds=8,rollout=heuristic,prior=heuristic,z=1,model=heuristic"])
 def test_with_the_model_the_choice_does_not_change_when_only_hidden_cards_change(spec):
     name, config = "hot_v0", table_of("hot_v0")
     rules = card_envs.ENVIRONMENTS[name].raw_env(**config).rules

@@ -1,0 +1,59 @@
+"""The compiled twin of the Collector/Hot heuristic (``agents/heuristics/collector.py``
+``choose_rows``, the search agents' heuristic rollouts on the batched engine) makes, in every
+game of a batch, the choice ``choose`` makes from the acting player's view."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import card_envs
+from agents.heuristics import collector as heuristic
+from card_envs.vector import WAIT
+
+CONFIGS = [
+    ("collector_v0", {}),
+    ("collector_v0", {"num_players": 4, "hand_size": 10, "max_rounds": 25}),
+    ("hot_v0", {}),
+    ("hot_v0", {"num_players": 3, "hand_size": 8, "target_points": 5}),
+    ("hot_v0", {"num_players": 3, "hand_size": 12, "contest_fallback": "nothing", "max_rounds_per_deal": 15}),
+]
+
+
+@pytest.mark.parametrize("name,config", CONFIGS)
+def test_the_compiled_heuristic_chooses_what_the_heuristic_chooses(name, config):
+    module = card_envs.ENVIRONMENTS[name]
+    env = module.raw_env(**config)
+    v = module.vector_env(num_envs=16, **config)
+    obs, _ = v.reset(seed=7)
+    rng = np.random.default_rng(3)
+    out = np.full(16, -7, dtype=np.int64)
+    rows = np.arange(16)
+    checked, took, duplicates = 0, 0, 0
+    for _ in range(250):
+        out[:] = -7
+        heuristic.choose_rows(v.arrays, rows, out)
+        for g in range(16):
+            state = v.kernels.dump(v.arrays, g)
+            seat = state.current_player
+            mask = obs["action_mask"][g]
+            want = heuristic.choose(env.view_of(state, seat), mask, env.rules, rng)
+            assert out[g] == want, (name, config, g, state.phase)
+            assert mask[out[g]]
+            checked += 1
+            took += int(want > heuristic.DRAW_TWO)
+            duplicates += int(want < 13 and state.counts[seat][want] >= 2)
+        # half the games follow the heuristic, the rest move at random (more kinds of positions)
+        acts = v.sample_actions(rng).copy()
+        acts[::2] = out[::2]
+        obs, *_ = v.step(acts)
+    assert checked == 250 * 16
+    assert took > 50 and duplicates > 50  # both kinds of choice were compared
+
+
+def test_rows_not_listed_are_left_alone():
+    v = card_envs.hot_v0.vector_env(num_envs=4)
+    v.reset(seed=0)
+    out = np.full(4, WAIT, dtype=np.int64)
+    heuristic.choose_rows(v.arrays, np.array([1, 3]), out)
+    assert out[0] == WAIT and out[2] == WAIT and out[1] != WAIT and out[3] != WAIT
