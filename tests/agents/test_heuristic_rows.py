@@ -30,7 +30,7 @@ def test_the_compiled_heuristic_chooses_what_the_heuristic_chooses(name, config)
     out = np.full(16, -7, dtype=np.int64)
     rows = np.arange(16)
     checked, took, duplicates = 0, 0, 0
-    for _ in range(250):
+    for _ in range(120):
         out[:] = -7
         heuristic.choose_rows(v.arrays, rows, out)
         for g in range(16):
@@ -47,7 +47,7 @@ def test_the_compiled_heuristic_chooses_what_the_heuristic_chooses(name, config)
         acts = v.sample_actions(rng).copy()
         acts[::2] = out[::2]
         obs, *_ = v.step(acts)
-    assert checked == 250 * 16
+    assert checked == 120 * 16
     assert took > 50 and duplicates > 50  # both kinds of choice were compared
 
 
