@@ -26,11 +26,14 @@ def test_load_gives_the_random_and_heuristic_agents_and_rejects_unknown_specs():
 
 @pytest.mark.parametrize("module, config", FIRST_CASES)
 @pytest.mark.parametrize(
-    "spec, games",
-    [("random", 100), ("heuristic", 50),
-     pytest.param("random", 150, marks=pytest.mark.slow), pytest.param("heuristic", 80, marks=pytest.mark.slow)],
+    "spec, seeds",
+    # the slow suite plays the deals after the default suite's (seeds 0-149 and 0-79 in all)
+    [pytest.param("random", range(100), id="random-0..99"),
+     pytest.param("heuristic", range(50), id="heuristic-0..49"),
+     pytest.param("random", range(100, 150), marks=pytest.mark.slow, id="random-100..149"),
+     pytest.param("heuristic", range(50, 80), marks=pytest.mark.slow, id="heuristic-50..79")],
 )
-def test_baseline_agents_never_choose_an_illegal_action(module, config, spec, games):
+def test_baseline_agents_never_choose_an_illegal_action(module, config, spec, seeds):
     name = module.env().metadata["name"]
     if spec == "heuristic" and not any(p.id == name for p in GAMES_WITH_HEURISTIC):
         pytest.fail(f"no heuristic written for {name}")
@@ -38,7 +41,7 @@ def test_baseline_agents_never_choose_an_illegal_action(module, config, spec, ga
     player = agents.load(spec, seed=1)
     if hasattr(player, "setup"):
         player.setup(name, config)
-    for g in range(games):
+    for g in seeds:
         env.reset(seed=g)
         for agent in env.agent_iter(STEP_CAP):
             obs, _, term, trunc, _ = env.last()
