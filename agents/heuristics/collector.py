@@ -97,7 +97,7 @@ def explain_world(world, view_of, rules, rng: np.random.Generator) -> bool:
 def choose_rows(arrays: dict, rows: np.ndarray, out: np.ndarray) -> None:
     """:func:`choose` for the player to act in each game ``rows[i]`` of a batched engine
     (``card_envs.<game>_v0.vector_env``'s state arrays), written to ``out[rows[i]]``: the same
-    choice as ``choose`` of that player's view (tests/agents/test_heuristics.py), at compiled
+    choice as ``choose`` of that player's view (tests/agents/test_heuristic_rows.py), at compiled
     speed, for the search agents' heuristic rollouts. Collector's and Hot's state arrays are the
     same, and so is the heuristic (Hot's actions differ only in name)."""
     _choose_rows(arrays["counts"], arrays["kcounts"], arrays["seat"], arrays["row"], rows, out)

@@ -42,7 +42,7 @@ def test_the_compiled_heuristic_chooses_what_the_heuristic_chooses(name, config)
             assert mask[out[g]]
             checked += 1
             took += int(want > heuristic.DRAW_TWO)
-            duplicates += int(want < 13 and state.counts[seat][want] >= 2)
+            duplicates += int(want < heuristic.TAKE_BASE and state.counts[seat][want] >= 2)
         # half the games follow the heuristic, the rest move at random (more kinds of positions)
         acts = v.sample_actions(rng).copy()
         acts[::2] = out[::2]
