@@ -159,6 +159,9 @@ def check_config(cfg: dict, defaults: dict) -> None:
         bad = sorted(set(cfg[section]) - set(defaults[section]))
         if bad:
             raise ValueError(f"unknown key(s) {bad} in {section!r}; keys: {sorted(defaults[section])}")
+    from training.imitation import check as check_imitation
+
+    check_imitation(cfg.get("imitation", defaults["imitation"]))
     if cfg["total_timesteps"] is None and cfg["minutes"] is None:
         raise ValueError("give total_timesteps (--timesteps) or a time budget (--minutes)")
     if cfg["vec_env"] not in VEC_ENVS:

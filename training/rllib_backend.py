@@ -342,6 +342,9 @@ def resolve(env_name: str, config: str | Path | dict | None, **flags: Any) -> di
         for k, v in extra.items():
             rllib[k] = {**rllib[k], **v} if isinstance(v, dict) and isinstance(rllib[k], dict) else v
     cfg = resolve_config(env_name, user, **flags)
+    if (cfg.get("imitation") or {}).get("teacher"):
+        raise ValueError("imitation (a warm start from a teacher's games, training/imitation.py) is a feature of the "
+                         "SB3 backend; with --backend rllib set imitation.teacher=null")
     cfg["backend"] = "rllib"
     cfg["rllib"] = rllib
     return cfg

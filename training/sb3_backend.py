@@ -557,9 +557,19 @@ def train(
         else:
             model = MaskablePPO("MlpPolicy", venv, seed=int(cfg["seed"]), device="cpu", verbose=0,
                                 tensorboard_log=tb_dir, **kwargs)
+        warm = None
+        if resume is None and (cfg.get("imitation") or {}).get("teacher"):
+            from training.imitation import warm_start
+
+            warm = warm_start(model, cfg, pool, progress=progress)
+            clock.before += warm["seconds"]
+            if verbose:
+                last = warm["epochs"][-1]
+                print(f"imitation of {warm['teacher']}: {warm['decisions']:,} decisions, {warm['seconds']:.0f} s; "
+                      f"the policy agrees with it on {last['agreement']:.1%} of them")
         done = int(model.num_timesteps)
         target = cfg["total_timesteps"]
-        budget_s = None if cfg["minutes"] is None else 60.0 * float(cfg["minutes"])
+        budget_s = None if cfg["minutes"] is None else 60.0 * float(cfg["minutes"]) - (warm["seconds"] if warm else 0.0)
         remaining = (int(target) - done) if target is not None else 10**12
         if remaining > 0:
             callbacks = _callbacks(cfg, run_dir, pool, budget_s, target, progress, resume is not None, clock)
@@ -575,9 +585,12 @@ def train(
         venv.close()
 
     steps = int(model.num_timesteps)
-    summary = {"env_name": env_name, "num_timesteps": steps, "train_seconds_this_run": round(train_s, 1),
+    summary = {"env_name": env_name, "num_timesteps": steps,
+               "train_seconds_this_run": round(train_s + (warm["seconds"] if warm else 0.0), 1),
                "steps_per_second": round((steps - done) / train_s, 1) if train_s > 0 else None,
                "final": str(final), "evaluation": []}
+    if warm is not None:
+        summary["imitation"] = warm
     if verbose:
         print(f"\n{env_name} {cfg['env_config']}: trained to {steps:,} steps "
               f"({train_s / 60:.1f} min this run, {summary['steps_per_second']} steps/s); policy {final}")

@@ -1,0 +1,110 @@
+"""The imitation warm start (training/imitation.py): the teacher's games, the fit, the harness."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytestmark = pytest.mark.training
+
+import agents  # noqa: E402
+from agents.base import start_game  # noqa: E402
+from training import config as C  # noqa: E402
+from training import imitation as I  # noqa: E402
+from training import sb3_backend as S  # noqa: E402
+
+from tests.training.test_train import SMALL  # noqa: E402
+
+
+def golf_cfg(**extra) -> dict:
+    cfg = C.resolve_config("golf_v0", C.deep_merge(SMALL, extra), total_timesteps=512)
+    return cfg
+
+
+def test_the_teachers_games_record_its_moves_and_the_returns_that_followed():
+    # the rank reward, undiscounted: every decision's return is its game's result, +1, 0 or -1
+    cfg = golf_cfg(train_env_config={"reward_mode": "rank"}, ppo={"gamma": 1.0},
+                   imitation={"teacher": "heuristic", "decisions": 300}, n_envs=8, workers=1)
+    data = I.teacher_games(cfg, ["random", "heuristic", "self"], 300, seed=3, progress=False)
+    m = len(data["actions"])
+    assert m >= 300 and data["obs"].shape[0] == data["masks"].shape[0] == m
+    assert data["masks"][np.arange(m), data["actions"]].all()  # every recorded move is legal
+    teacher = agents.load("heuristic", seed=0)
+    for seat in ("player_0", "player_1"):
+        start_game(teacher, "golf_v0", cfg["env_config"], seat)
+    # the recorded action is the teacher's on the recorded observation (the heuristic is a function of it)
+    for i in range(0, m, 7):
+        obs = {"observation": data["obs"][i], "action_mask": data["masks"][i].astype(np.int8)}
+        assert any(teacher.act(obs, s, "golf_v0") == data["actions"][i] for s in ("player_0", "player_1"))
+    starts = np.flatnonzero(data["starts"])
+    assert starts[0] == 0 and len(starts) >= 300 // 20
+    games = np.split(data["returns"], starts[1:])
+    for g in games:
+        assert set(np.unique(g)) <= {-1.0, 0.0, 1.0} and len(set(g.tolist())) == 1, g
+    results = [g[0] for g in games]
+    assert -1.0 in results and 1.0 in results  # both outcomes happen against the pool
+
+
+def test_discounting_follows_the_learners_own_rewards():
+    cfg = golf_cfg(train_env_config={"reward_mode": "rank"}, ppo={"gamma": 0.5},
+                   imitation={"teacher": "heuristic", "decisions": 100}, n_envs=4, workers=1)
+    data = I.teacher_games(cfg, ["random"], 100, seed=5, progress=False)
+    starts = np.flatnonzero(data["starts"])
+    for g in np.split(data["returns"], starts[1:]):
+        final = g[-1]
+        assert final in (-1.0, 0.0, 1.0)
+        np.testing.assert_allclose(g, final * 0.5 ** np.arange(len(g))[::-1], rtol=1e-6)
+
+
+def test_the_fit_learns_the_teachers_moves():
+    from sb3_contrib import MaskablePPO
+
+    cfg = golf_cfg(imitation={"teacher": "heuristic", "decisions": 1500}, n_envs=16, workers=1)
+    data = I.teacher_games(cfg, ["heuristic"], 1500, seed=1, progress=False)
+    venv = S.make_vec_env(cfg, ["random"])
+    try:
+        model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu", **S.ppo_kwargs(cfg))
+        before = I.fit(model.policy, data, 1, 256, 1e-9, 0.5, seed=0, progress=False)[0]
+        history = I.fit(model.policy, data, 25, 128, 3e-3, 0.5, seed=0, progress=False)
+    finally:
+        venv.close()
+    assert history[-1]["bc_loss"] < 0.5 * before["bc_loss"]
+    assert history[-1]["value_loss"] < before["value_loss"]
+    assert history[-1]["agreement"] > 0.85 > before["agreement"]
+
+
+def test_a_run_warm_starts_counts_the_seconds_and_records_it(tmp_path):
+    from training.sb3_backend import train
+
+    extra = {"imitation": {"teacher": "heuristic", "decisions": 400, "epochs": 2}}
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(C.deep_merge(SMALL, extra)))
+    run = train("golf_v0", timesteps=512, config=str(path), out=tmp_path, name="warm", progress=False,
+                verbose=False, final_eval=False)
+    summary = json.loads((run / "final_eval.json").read_text())
+    warm = summary["imitation"]
+    assert warm["teacher"] == "heuristic" and warm["decisions"] >= 400 and len(warm["epochs"]) == 2
+    assert summary["train_seconds_this_run"] >= warm["seconds"] > 0
+    curve = (run / "eval.csv").read_text().splitlines()
+    assert curve[1].startswith("0,") and float(curve[1].split(",")[1]) >= warm["seconds"] * 0.9
+
+
+@pytest.mark.parametrize("bad, says", [
+    ({"decisions": 0}, "imitation.decisions"),
+    ({"teacher": 3}, "imitation.teacher"),
+    ({"learning_rate": -1}, "imitation.learning_rate"),
+    ({"teachr": "heuristic"}, "unknown key"),
+])
+def test_bad_imitation_settings_are_refused(bad, says):
+    with pytest.raises(ValueError, match=says):
+        C.resolve_config("golf_v0", {"imitation": bad})
+
+
+def test_the_rllib_backend_refuses_a_teacher():
+    from training.rllib_backend import resolve
+
+    with pytest.raises(ValueError, match="imitation"):
+        resolve("golf_v0", {"imitation": {"teacher": "heuristic"}})

@@ -1,0 +1,199 @@
+"""A warm start for PPO: the policy first imitates a teacher (the heuristic), then PPO trains on.
+
+``imitation.teacher`` in a run's configuration (``training/configs/default.json``: null, off)
+names an agent spec; before the first PPO rollout of a new run the harness
+
+1. **plays** ``imitation.decisions`` learner decisions on the batched engine with the run's
+   training table and opponent pool (:class:`training.batched.BatchedLearnerView`; the frozen
+   selves, which do not exist yet, are left out), the teacher choosing every learner move from the
+   learner's observation, as it would at a table (its ``act``, after ``start_game`` per seat);
+2. **records** each decision's observation, mask, the teacher's action, and the return that
+   followed it (the learner's own rewards, exactly as PPO will see them, discounted by
+   ``ppo.gamma``);
+3. **fits** the PPO policy to them, ``imitation.epochs`` passes of minibatches of
+   ``imitation.batch_size``: the masked policy's cross-entropy to the teacher's action (behaviour
+   cloning) plus ``ppo.vf_coef`` times the value head's squared error to the return, with the
+   PPO optimizer at ``imitation.learning_rate``;
+
+so PPO starts from a policy that plays about as the teacher does and a value head that knows what
+the teacher's positions are worth, instead of from uniform play. This is the "kickstarting" or
+AlphaStar-style recipe (supervised first, reinforcement after). Its seconds count against the
+run's time budget (``--minutes``); its decisions are not PPO's timesteps. The first evaluation
+of the curve (timestep 0, ``eval.csv``) is the imitation's policy, so the curve shows what PPO
+adds to it.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+#: the keys of the ``imitation`` section and what they mean (training/configs/default.json)
+KEYS = ("teacher", "decisions", "epochs", "batch_size", "learning_rate")
+
+
+def check(section: dict) -> None:
+    """Refuse an ``imitation`` section with unknown keys or values out of range."""
+    bad = sorted(set(section) - set(KEYS))
+    if bad:
+        raise ValueError(f"unknown key(s) {bad} in 'imitation'; keys: {list(KEYS)}")
+    teacher = section.get("teacher")
+    if teacher is not None and not isinstance(teacher, str):
+        raise ValueError(f"imitation.teacher is an agent spec (e.g. 'heuristic') or null, got {teacher!r}")
+    for key in ("decisions", "epochs", "batch_size"):
+        v = section.get(key)
+        if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
+            raise ValueError(f"imitation.{key} must be a whole number >= 1, got {v!r}")
+    lr = section.get("learning_rate")
+    if not (isinstance(lr, (int, float)) and not isinstance(lr, bool) and lr > 0):
+        raise ValueError(f"imitation.learning_rate must be a number > 0, got {lr!r}")
+
+
+def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progress: bool = True) -> dict[str, np.ndarray]:
+    """``decisions`` learner decisions of the teacher on the run's training table (every game
+    that began was played to its end, so the count is at least ``decisions``): ``obs`` (M, D)
+    float32, ``masks`` (M, A) bool, ``actions`` (M,) int64, ``returns`` (M,) float32 (the
+    discounted sum of the learner's own rewards from that decision on), ``starts`` (M,) bool
+    (the game's first decision; a game's decisions are consecutive)."""
+    import agents
+    from agents.base import start_game
+    from training.batched import SELF, BatchedLearnerView
+    from training.config import train_env_config
+
+    spec = cfg["imitation"]["teacher"]
+    weights = cfg.get("opponent_weights")
+    pairs = list(zip(pool, weights if weights is not None and len(weights) == len(pool) else [1.0] * len(pool)))
+    pairs = [(o, w) for o, w in pairs if o != SELF] or [("random", 1.0)]
+    view = BatchedLearnerView(cfg["env_name"], train_env_config(cfg), int(cfg["n_envs"]), [o for o, _ in pairs],
+                              opponent_weights=[w for _, w in pairs], seed=seed,
+                              agent_workers=max(0, int(cfg.get("workers") or 1) - 1))
+    teacher = agents.load(spec, seed=seed)
+    seats = view.venv.possible_agents
+    for seat in seats:
+        start_game(teacher, view.env_name, view.env_config, seat)
+    gamma = float(cfg["ppo"]["gamma"])
+    n = view.num_envs
+    obs_rows: list[list[np.ndarray]] = [[] for _ in range(n)]
+    mask_rows: list[list[np.ndarray]] = [[] for _ in range(n)]
+    act_rows: list[list[int]] = [[] for _ in range(n)]
+    rew_rows: list[list[float]] = [[] for _ in range(n)]
+    done_obs, done_masks, done_acts, done_returns, done_starts = [], [], [], [], []
+    recorded = 0
+    bar = _bar(progress, decisions, f"{cfg['env_name']} imitation: {spec}'s games")
+    try:
+        obs = view.reset(seed=seed)
+        started = [True] * n  # every row's current game is recorded from its first decision
+        while recorded < decisions or any(started[g] and act_rows[g] for g in range(n)):
+            masks = view.action_masks()
+            actions = np.empty(n, dtype=np.int64)
+            for g in range(n):
+                o = {"observation": obs[g], "action_mask": masks[g].astype(np.int8)}
+                actions[g] = teacher.act(o, seats[int(view._seat[g])], view.env_name)
+                if started[g]:
+                    obs_rows[g].append(obs[g].copy())
+                    mask_rows[g].append(masks[g].copy())
+                    act_rows[g].append(int(actions[g]))
+            obs, rewards, dones, _ = view.step(actions)
+            for g in range(n):
+                if started[g]:
+                    rew_rows[g].append(float(rewards[g]))
+                if dones[g]:
+                    if started[g]:
+                        ret, rets = 0.0, []
+                        for r in reversed(rew_rows[g]):
+                            ret = r + gamma * ret
+                            rets.append(ret)
+                        done_obs += obs_rows[g]
+                        done_masks += mask_rows[g]
+                        done_acts += act_rows[g]
+                        done_returns += rets[::-1]
+                        done_starts += [True] + [False] * (len(rets) - 1)
+                        recorded += len(act_rows[g])
+                        if bar is not None:
+                            bar.update(min(len(act_rows[g]), max(0, decisions - bar.n)))
+                    obs_rows[g], mask_rows[g], act_rows[g], rew_rows[g] = [], [], [], []
+                    started[g] = recorded < decisions  # the next game is recorded only if more are needed
+    finally:
+        view.close()
+        if bar is not None:
+            bar.close()
+    return {"obs": np.asarray(done_obs, dtype=np.float32), "masks": np.asarray(done_masks, dtype=bool),
+            "actions": np.asarray(done_acts, dtype=np.int64), "returns": np.asarray(done_returns, dtype=np.float32),
+            "starts": np.asarray(done_starts, dtype=bool)}
+
+
+def fit(policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int, learning_rate: float,
+        vf_coef: float, seed: int, progress: bool = True) -> list[dict[str, float]]:
+    """Behaviour cloning and value regression of a MaskablePPO policy on ``data``
+    (:func:`teacher_games`); returns per epoch the mean losses and how often the policy's most
+    likely action is the teacher's (``agreement``)."""
+    import torch
+    import torch.nn.functional as F
+
+    obs = torch.as_tensor(data["obs"])
+    masks = torch.as_tensor(data["masks"])
+    actions = torch.as_tensor(data["actions"])
+    returns = torch.as_tensor(data["returns"])
+    m = len(actions)
+    opt = policy.optimizer
+    for group in opt.param_groups:
+        group["lr"] = float(learning_rate)
+    gen = torch.Generator().manual_seed(int(seed))
+    history = []
+    policy.set_training_mode(True)
+    for epoch in range(int(epochs)):
+        order = torch.randperm(m, generator=gen)
+        sums = np.zeros(3)
+        for lo in range(0, m, int(batch_size)):
+            idx = order[lo: lo + int(batch_size)]
+            values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
+            bc = -log_prob.mean()
+            vf = F.mse_loss(values.flatten(), returns[idx])
+            loss = bc + vf_coef * vf
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            opt.step()
+            sums += np.array([bc.item(), vf.item(), 1.0]) * len(idx)
+        with torch.no_grad():
+            probe = order[: min(m, 20000)]
+            dist = policy.get_distribution(obs[probe], action_masks=masks[probe].numpy())
+            agree = float((dist.distribution.probs.argmax(dim=1) == actions[probe]).float().mean())
+        row = {"epoch": epoch + 1, "bc_loss": sums[0] / m, "value_loss": sums[1] / m, "agreement": agree}
+        history.append(row)
+        if progress:
+            print(f"imitation epoch {epoch + 1}/{epochs}: cross-entropy {row['bc_loss']:.3f}, value loss "
+                  f"{row['value_loss']:.4f}, agrees with the teacher on {agree:.1%} of its decisions", file=sys.stderr)
+    policy.set_training_mode(False)
+    return history
+
+
+def warm_start(model: Any, cfg: dict, pool: list[str], progress: bool = True) -> dict[str, Any]:
+    """The whole warm start on a new MaskablePPO ``model`` (see the module docstring); returns
+    what it did (``decisions``, ``seconds``, ``epochs``: :func:`fit`'s history), and restores the
+    PPO learning rate after it."""
+    section = cfg["imitation"]
+    began = time.monotonic()
+    data = teacher_games(cfg, pool, int(section["decisions"]), seed=int(cfg["seed"]) + 7, progress=progress)
+    played = time.monotonic() - began
+    history = fit(model.policy, data, int(section["epochs"]), int(section["batch_size"]),
+                  float(section["learning_rate"]), float(cfg["ppo"]["vf_coef"]), seed=int(cfg["seed"]),
+                  progress=progress)
+    for group in model.policy.optimizer.param_groups:  # PPO's own rate (its schedule takes over at its first update)
+        group["lr"] = float(model.lr_schedule(1.0))
+    return {"teacher": section["teacher"], "decisions": int(len(data["actions"])),
+            "play_seconds": round(played, 1), "seconds": round(time.monotonic() - began, 1), "epochs": history}
+
+
+def _bar(progress: bool, total: int, desc: str):
+    if not progress:
+        return None
+    try:
+        from tqdm.auto import tqdm
+
+        return tqdm(total=total, desc=desc, unit="decision", dynamic_ncols=True)
+    except ImportError:
+        return None
