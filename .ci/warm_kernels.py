@@ -1,6 +1,7 @@
 """Compile the batched engine's kernels for the given games into numba's cache (CI, before the
 tests): the two pytest workers would otherwise compile the same kernels at once on a clean clone.
-One thread and two (both drivers), every step kind (moves, waits, finished games' new deals)."""
+One thread and two (both drivers), every step kind (moves, waits, finished games' new deals);
+for Guilders also the heuristic's compiled odds (card_envs/guilders/odds_kernels.py)."""
 
 import sys
 
@@ -21,4 +22,12 @@ for game in sys.argv[1:]:
             actions = venv.sample_actions().copy()
             actions[step % 5 :: 5] = vector.WAIT
             venv.step(actions)
+    if game == "guilders":  # a count with a face-down rank miss runs the whole programme
+        from card_envs.guilders import odds
+
+        unseen = np.ones(odds.NUM_CARDS, dtype=np.int64)
+        unseen[52:] = 0
+        misses = np.zeros(odds.JOKER_CALL + 1, dtype=np.int64)
+        misses[4] = 1
+        odds.draw_probabilities(unseen, misses, False)
     print(f"kernels of {game} compiled", flush=True)

@@ -108,8 +108,7 @@ class HeuristicAgent:
 
     def act(self, observation: dict, agent: str, env_name: str) -> int:
         mask = np.asarray(observation["action_mask"])
-        legal = np.flatnonzero(mask)
-        if len(legal) == 0:
+        if not mask.any():
             raise ValueError(f"{agent} has no legal action: act() is only for the agent to act")
         x = observation["observation"]
         env = self.decoder(env_name, len(x))

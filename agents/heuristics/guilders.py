@@ -38,7 +38,11 @@ def expected_points(view, rules) -> np.ndarray:
     return ev
 
 
+#: added to every call's expected points: ties go to the more valuable call type
+_TIE_BREAK = 1e-9 * _POINTS
+
+
 def choose(view, mask: np.ndarray, rules, rng: np.random.Generator) -> int:
     ev = expected_points(view, rules)
-    ev = np.where(mask > 0, ev + 1e-9 * _POINTS, -np.inf)  # ties: the more valuable call type
-    return int(np.argmax(ev))
+    ev = np.where(mask > 0, ev + _TIE_BREAK, -np.inf)
+    return int(ev.argmax())

@@ -232,15 +232,48 @@ def _probabilities(unseen: tuple, misses: tuple, jokers_can_miss: bool, exact: b
     return tuple(float(p) for p in out)
 
 
-def draw_probabilities(unseen, misses, jokers_can_miss: bool, exact: bool = False) -> np.ndarray:
+def draw_probabilities(unseen, misses, jokers_can_miss: bool, exact: bool = False,
+                       compiled: bool = True) -> np.ndarray:
     """(54,) the exact chance that the next card drawn is each card identity.
 
     ``unseen``: (54,) counts of the cards not located; ``misses``: (70,) face-down misses per
     call among them; ``jokers_can_miss``: good_joker alone (an ordinary call may miss on a
-    joker). ``exact=True`` counts with integers and fractions (slow; for tests)."""
+    joker). ``exact=True`` counts with integers and fractions (slow; for tests).
+
+    The float path runs the compiled twin of ``_probabilities`` (``odds_kernels.py``: the same
+    floats, bit for bit), cached by the bytes of the counts; ``compiled=False`` runs the
+    readable reference here (with its own cache), as ``exact=True`` always does."""
+    u = np.asarray(unseen)
+    m = np.asarray(misses)
+    if exact or not compiled or u.shape != (NUM_CARDS,) or m.shape != (JOKER_CALL + 1,):
+        return _reference(u, m, jokers_can_miss, exact)
+    if u.dtype != np.int64:
+        u = u.astype(np.int64)
+    if m.dtype != np.int64:
+        m = m.astype(np.int64)
+    return _compiled_probabilities(u.tobytes() + m.tobytes(), bool(jokers_can_miss)).copy()
+
+
+def _reference(unseen, misses, jokers_can_miss: bool, exact: bool) -> np.ndarray:
     u = tuple(int(x) for x in unseen)
     m = tuple(int(x) for x in misses)
     return np.array(_probabilities(u, m, bool(jokers_can_miss), bool(exact)))
+
+
+@lru_cache(maxsize=4096)
+def _compiled_probabilities(key: bytes, jokers_can_miss: bool) -> np.ndarray:
+    """The float path of :func:`draw_probabilities` (read-only), keyed by the bytes of the
+    int64 counts ``unseen`` then ``misses``."""
+    global _kernels
+    if _kernels is None:
+        from card_envs.guilders import odds_kernels as _kernels  # numba: imported at the first count
+    counts = np.frombuffer(key, dtype=np.int64)
+    out = _kernels.probabilities(counts[:NUM_CARDS], counts[NUM_CARDS:], jokers_can_miss)
+    out.flags.writeable = False
+    return out
+
+
+_kernels = None  # odds_kernels, once imported
 
 
 def brute_force_probabilities(unseen, misses, jokers_can_miss: bool) -> np.ndarray:

@@ -195,14 +195,28 @@ class PlayerView:
 
     def match_probabilities(self) -> np.ndarray:
         """(70,) the chance that each call (action index) matches the next card drawn."""
-        p = self.draw_probabilities()
-        ordinary = p[:52].reshape(4, 13)  # [suit, rank]
-        out = np.empty(len(ACTION_NAMES))
-        out[:RANK_BASE] = ordinary.sum(axis=1)
-        out[RANK_BASE:CARD_BASE] = ordinary.sum(axis=0)
-        out[CARD_BASE:JOKER_CALL] = p[:52]
-        out[JOKER_CALL] = p[52:].sum()
-        return out
+        return _match_probabilities(self.draw_probabilities().tobytes()).copy()
+
+
+def match_probabilities(p: np.ndarray) -> np.ndarray:
+    """(70,) the chance that each call (action index) matches a card drawn with the chances
+    ``p`` (54,)."""
+    ordinary = p[:52].reshape(4, 13)  # [suit, rank]
+    out = np.empty(len(ACTION_NAMES))
+    out[:RANK_BASE] = ordinary.sum(axis=1)
+    out[RANK_BASE:CARD_BASE] = ordinary.sum(axis=0)
+    out[CARD_BASE:JOKER_CALL] = p[:52]
+    out[JOKER_CALL] = p[52:].sum()
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _match_probabilities(p: bytes) -> np.ndarray:
+    """:func:`match_probabilities` memoized by the bytes of ``p`` (read-only): the heuristic
+    asks it at every turn, and the same odds come back often."""
+    out = match_probabilities(np.frombuffer(p).copy())
+    out.flags.writeable = False
+    return out
 
 
 @lru_cache(maxsize=None)
@@ -462,7 +476,8 @@ class Codec:
         x = np.asarray(x, dtype=np.float32)
         if x.shape != (self.size,):
             raise ValueError(f"observation must have shape ({self.size},), got {x.shape}")
-        ints = np.rint(x[self._read_index] * self._read_scale).astype(np.int64)
+        real = x[self._read_index] * self._read_scale
+        ints = np.rint(real, out=real).astype(np.int64)
         ints -= self._read_offset
         fan_size, discard_size, refans_left, turns, last_gain, last_loss = ints[:6].tolist()
         (known_discards, scored, lost, set_aside, unseen, scores, pile_values, miss_calls, own_miss_calls,
@@ -470,7 +485,7 @@ class Codec:
             ints[where] if shape is None else ints[where].reshape(shape) for where, shape in self._array_parts]
         hot: dict[str, int] = {}
         events = []
-        for i in np.flatnonzero(x[self._hot_index]).tolist():
+        for i in x[self._hot_index].nonzero()[0].tolist():
             name, k = self._hot_of[i]
             if name == "last_events":
                 events.append(EVENT_NAMES[k])
