@@ -206,6 +206,30 @@ class BatchedLearnerView:
         self._snapshots.append(len(self._players) - 1)
         del self._snapshots[: -self.pool_size]
 
+    def add_teacher(self, spec: Any) -> int:
+        """An agent (a spec or object, as in the pool) that is never drawn as an opponent, whose
+        moves in the learner's seat :meth:`teacher_actions` computes (training/imitation.py).
+        It is told the table per seat (``start_game``) once, here; no per-game hooks. Returns
+        its id."""
+        return self._add_player(spec)
+
+    def teacher_actions(self, pid: int) -> np.ndarray:
+        """(N,) the moves the teacher ``pid`` (:meth:`add_teacher`) makes in every game's learner
+        seat now, computed as an opponent's are: a policy's by one batched forward, a shareable
+        agent's (the heuristic) split with the helper processes, any other agent's in turn."""
+        if self._obs is None:
+            raise RuntimeError("reset() needs to be called before teacher_actions()")
+        pl = self._players[pid]
+        obs, mask = self.venv._obs, self.venv._mask
+        if pl.kind == "policy":
+            return pl.policy.choose_batch(obs, mask, pl.deterministic, pl.rng).astype(np.int64)
+        if pl.kind == RANDOM:
+            return self.venv.sample_actions().astype(np.int64)
+        acts = np.empty(self.num_envs, dtype=np.int64)
+        local, sent = self._send_agent_moves(pid, pl, self._arange, self._seat, obs, mask)
+        self._agent_moves(pid, pl, local, sent, self._seat, obs, mask, acts)
+        return acts
+
     def snapshot_names(self) -> list[str]:
         return [self._players[i].name for i in self._snapshots]
 

@@ -6,7 +6,8 @@ names an agent spec; before the first PPO rollout of a new run the harness
 1. **plays** ``imitation.decisions`` learner decisions on the batched engine with the run's
    training table and opponent pool (:class:`training.batched.BatchedLearnerView`; the frozen
    selves, which do not exist yet, are left out), the teacher choosing every learner move from the
-   learner's observation, as it would at a table (its ``act``, after ``start_game`` per seat);
+   learner's observation, as it would at a table (``BatchedLearnerView.teacher_actions``: the
+   heuristic's moves split with the helper process, as the heuristic opponents' are);
 2. **records** each decision's observation, mask, the teacher's action, and the return that
    followed it (the learner's own rewards, exactly as PPO will see them, discounted by
    ``ppo.gamma``);
@@ -58,8 +59,6 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
     float32, ``masks`` (M, A) bool, ``actions`` (M,) int64, ``returns`` (M,) float32 (the
     discounted sum of the learner's own rewards from that decision on), ``starts`` (M,) bool
     (the game's first decision; a game's decisions are consecutive)."""
-    import agents
-    from agents.base import start_game
     from training.batched import SELF, BatchedLearnerView
     from training.config import train_env_config
 
@@ -70,10 +69,7 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
     view = BatchedLearnerView(cfg["env_name"], train_env_config(cfg), int(cfg["n_envs"]), [o for o, _ in pairs],
                               opponent_weights=[w for _, w in pairs], seed=seed,
                               agent_workers=max(0, int(cfg.get("workers") or 1) - 1))
-    teacher = agents.load(spec, seed=seed)
-    seats = view.venv.possible_agents
-    for seat in seats:
-        start_game(teacher, view.env_name, view.env_config, seat)
+    teacher = view.add_teacher(spec)
     gamma = float(cfg["ppo"]["gamma"])
     n = view.num_envs
     obs_rows: list[list[np.ndarray]] = [[] for _ in range(n)]
@@ -88,10 +84,8 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
         started = [True] * n  # every row's current game is recorded from its first decision
         while recorded < decisions or any(started[g] and act_rows[g] for g in range(n)):
             masks = view.action_masks()
-            actions = np.empty(n, dtype=np.int64)
+            actions = view.teacher_actions(teacher)
             for g in range(n):
-                o = {"observation": obs[g], "action_mask": masks[g].astype(np.int8)}
-                actions[g] = teacher.act(o, seats[int(view._seat[g])], view.env_name)
                 if started[g]:
                     obs_rows[g].append(obs[g].copy())
                     mask_rows[g].append(masks[g].copy())
