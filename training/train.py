@@ -48,6 +48,12 @@ is refused with the list of differences, unless ``--override-config`` applies th
 ``total_timesteps``, or a new ``--timesteps`` total, or for another ``--minutes`` (a run trained
 by time gets its time budget again), appending to its evaluation curve and TensorBoard logs;
 the frozen selves come back into the pool.
+
+A new run may start from a teacher's play (``training/imitation.py``, the ``imitation`` section):
+``--config imitation.teacher=heuristic imitation.decisions=300000`` fits the policy to 300k of
+the heuristic's decisions in the learner's seat (and the value head to the returns that
+followed) before PPO's first rollout; those seconds count against ``--minutes``, and the curve's
+first row is the imitation's policy. SB3 backend only.
 """
 
 
