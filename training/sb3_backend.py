@@ -55,7 +55,12 @@ ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "elu": "ELU", "leaky_relu": "Leak
 
 
 def ppo_kwargs(cfg: dict) -> dict:
-    """MaskablePPO's keyword arguments from the config (activation names -> torch classes)."""
+    """MaskablePPO's keyword arguments from the config (activation names -> torch classes).
+
+    The optimizer is SB3's own (Adam, ``eps=1e-5``) in torch's multi-tensor form
+    (``foreach=True``, which torch uses by default only on GPUs): the same update, 12% less time
+    per PPO update on this CPU (Fiddlesticks' update of 8,192 decisions: 0.514 -> 0.454 s).
+    ``policy_kwargs.optimizer_kwargs`` in the config replaces it."""
     import inspect
 
     import torch.nn as nn
@@ -68,6 +73,7 @@ def ppo_kwargs(cfg: dict) -> dict:
     if unknown:
         raise ValueError(f"unknown MaskablePPO argument(s) {unknown} in 'ppo'; allowed: {sorted(allowed)}")
     pk = kw.setdefault("policy_kwargs", {})
+    pk.setdefault("optimizer_kwargs", {"eps": 1e-5, "foreach": True})
     act = pk.get("activation_fn", "tanh")
     if isinstance(act, str):
         if act.lower() not in ACTIVATIONS:
