@@ -79,7 +79,7 @@ def measure(game: str, overrides: dict, seconds: float, warmup: float) -> dict:
             pass
 
     stop = Stop()
-    callbacks = [stop]
+    callbacks = [stop, S.update_threads_callback(torch_threads(cfg))]  # as training.train runs it
     if "self" in pool:  # frozen selves join the pool as in training (snapshots in a scratch folder)
         import tempfile
 

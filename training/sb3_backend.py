@@ -51,6 +51,33 @@ def limit_threads(env_threads: int) -> None:
         pass
 
 
+def update_threads_callback(threads: int):
+    """A callback that runs the PPO update on ``threads`` torch threads and everything else (the
+    collection's forward passes, beside the games and the heuristic's helper process) on one:
+    the collection ends (``on_rollout_end``) just before the update and begins just after it.
+
+    After a parallel region torch's OpenMP threads spin for a while before they sleep; during
+    collection that spinning takes the core the helper process computes the heuristic's moves
+    on (Guillotine, side by side in one run: 4,982 -> 5,518 learner steps/s)."""
+    import torch
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class UpdateThreads(BaseCallback):
+        def _on_training_start(self) -> None:
+            torch.set_num_threads(1)
+
+        def _on_rollout_start(self) -> None:
+            torch.set_num_threads(1)
+
+        def _on_rollout_end(self) -> None:
+            torch.set_num_threads(threads)
+
+        def _on_step(self) -> bool:
+            return True
+
+    return UpdateThreads()
+
+
 ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "elu": "ELU", "leaky_relu": "LeakyReLU", "silu": "SiLU"}
 
 
@@ -579,6 +606,7 @@ def train(
         remaining = (int(target) - done) if target is not None else 10**12
         if remaining > 0:
             callbacks = _callbacks(cfg, run_dir, pool, budget_s, target, progress, resume is not None, clock)
+            callbacks.append(update_threads_callback(torch_threads(cfg)))
             model.learn(remaining, callback=callbacks, tb_log_name="ppo", reset_num_timesteps=resume is None)
             train_s = clock.elapsed()
         else:
