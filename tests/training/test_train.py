@@ -193,3 +193,29 @@ def test_each_shipped_pretrained_policy_plays_its_game_legally():
         meta = read_metadata(PRETRAINED_DIR / f"{env_name}.zip")
         result = tournament(env_name, ["ppo", "random"], 20, config=meta["env_config"])
         assert not any(g.illegal for g in result.games), env_name
+
+
+def test_the_update_runs_on_every_thread_and_the_collection_on_one():
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    cfg = C.resolve_config("golf_v0", SMALL, total_timesteps=512)
+    venv = S.make_vec_env(cfg, ["random"])
+    seen = {"collect": set(), "update": set()}
+
+    class Record(BaseCallback):
+        def _on_step(self) -> bool:
+            seen["collect"].add(torch.get_num_threads())
+            return True
+
+    before = torch.get_num_threads()
+    try:
+        model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu", **S.ppo_kwargs(cfg))
+        update = model.train
+        model.train = lambda: (seen["update"].add(torch.get_num_threads()), update())[1]
+        model.learn(512, callback=[S.update_threads_callback(2), Record()])
+    finally:
+        venv.close()
+        torch.set_num_threads(before)
+    assert seen == {"collect": {1}, "update": {2}}
