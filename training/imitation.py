@@ -58,7 +58,8 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
     that began was played to its end, so the count is at least ``decisions``): ``obs`` (M, D)
     float32, ``masks`` (M, A) bool, ``actions`` (M,) int64, ``returns`` (M,) float32 (the
     discounted sum of the learner's own rewards from that decision on), ``starts`` (M,) bool
-    (the game's first decision; a game's decisions are consecutive)."""
+    (the game's first decision; a game's decisions are consecutive), ``seats`` (M,) int64 (the
+    learner's seat)."""
     from training.batched import SELF, BatchedLearnerView
     from training.config import train_env_config
 
@@ -75,8 +76,9 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
     obs_rows: list[list[np.ndarray]] = [[] for _ in range(n)]
     mask_rows: list[list[np.ndarray]] = [[] for _ in range(n)]
     act_rows: list[list[int]] = [[] for _ in range(n)]
+    seat_rows: list[list[int]] = [[] for _ in range(n)]
     rew_rows: list[list[float]] = [[] for _ in range(n)]
-    done_obs, done_masks, done_acts, done_returns, done_starts = [], [], [], [], []
+    done_obs, done_masks, done_acts, done_returns, done_starts, done_seats = [], [], [], [], [], []
     recorded = 0
     bar = _bar(progress, decisions, f"{cfg['env_name']} imitation: {spec}'s games")
     try:
@@ -90,6 +92,7 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
                     obs_rows[g].append(obs[g].copy())
                     mask_rows[g].append(masks[g].copy())
                     act_rows[g].append(int(actions[g]))
+                    seat_rows[g].append(int(view._seat[g]))
             obs, rewards, dones, _ = view.step(actions)
             for g in range(n):
                 if started[g]:
@@ -103,12 +106,13 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
                         done_obs += obs_rows[g]
                         done_masks += mask_rows[g]
                         done_acts += act_rows[g]
+                        done_seats += seat_rows[g]
                         done_returns += rets[::-1]
                         done_starts += [True] + [False] * (len(rets) - 1)
                         recorded += len(act_rows[g])
                         if bar is not None:
                             bar.update(min(len(act_rows[g]), max(0, decisions - bar.n)))
-                    obs_rows[g], mask_rows[g], act_rows[g], rew_rows[g] = [], [], [], []
+                    obs_rows[g], mask_rows[g], act_rows[g], seat_rows[g], rew_rows[g] = [], [], [], [], []
                     started[g] = recorded < decisions  # the next game is recorded only if more are needed
     finally:
         view.close()
@@ -116,7 +120,7 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
             bar.close()
     return {"obs": np.asarray(done_obs, dtype=np.float32), "masks": np.asarray(done_masks, dtype=bool),
             "actions": np.asarray(done_acts, dtype=np.int64), "returns": np.asarray(done_returns, dtype=np.float32),
-            "starts": np.asarray(done_starts, dtype=bool)}
+            "starts": np.asarray(done_starts, dtype=bool), "seats": np.asarray(done_seats, dtype=np.int64)}
 
 
 def fit(policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int, learning_rate: float,

@@ -193,6 +193,17 @@ def _same_shift(deltas, q, t):
 
 
 @njit(cache=True)
+def _shift(deltas, t, shape, strides):
+    """Term ``t``'s shift as a flat offset, and the extents of the states ``s`` with ``s + delta``
+    inside the array (per axis)."""
+    off = 0
+    for a in range(5):
+        off += deltas[t, a] * strides[a]
+    return (off, shape[0] - deltas[t, 0], shape[1] - deltas[t, 1], shape[2] - deltas[t, 2],
+            shape[3] - deltas[t, 3], shape[4] - deltas[t, 4])
+
+
+@njit(cache=True)
 def _apply(src, dst, first, count, identity, coefs, deltas, shape, strides, transpose):
     """``odds._apply``: ``dst[s + delta] += coef * src[s]`` (``transpose``: ``dst[s] += coef *
     src[s + delta]``) over the states ``s`` with ``s + delta`` inside, term by term; the identity
@@ -205,14 +216,7 @@ def _apply(src, dst, first, count, identity, coefs, deltas, shape, strides, tran
         if not _in_range(deltas, t, shape):
             continue
         c = coefs[t]
-        off = 0
-        for a in range(5):
-            off += deltas[t, a] * strides[a]
-        n0 = shape[0] - deltas[t, 0]
-        n1 = shape[1] - deltas[t, 1]
-        n2 = shape[2] - deltas[t, 2]
-        n3 = shape[3] - deltas[t, 3]
-        n4 = shape[4] - deltas[t, 4]
+        off, n0, n1, n2, n3, n4 = _shift(deltas, t, shape, strides)
         for i0 in range(n0):
             for i1 in range(n1):
                 for i2 in range(n2):
@@ -230,14 +234,7 @@ def _apply(src, dst, first, count, identity, coefs, deltas, shape, strides, tran
 def _pair_sum(fwd, bwd, deltas, t, shape, strides, buf):
     """``odds._pair_sums`` for one column: ``sum_s fwd[s] * bwd[s + delta]``, the products in
     C order of the states ``s`` summed as numpy sums them."""
-    off = 0
-    for a in range(5):
-        off += deltas[t, a] * strides[a]
-    n0 = shape[0] - deltas[t, 0]
-    n1 = shape[1] - deltas[t, 1]
-    n2 = shape[2] - deltas[t, 2]
-    n3 = shape[3] - deltas[t, 3]
-    n4 = shape[4] - deltas[t, 4]
+    off, n0, n1, n2, n3, n4 = _shift(deltas, t, shape, strides)
     k = 0
     for i0 in range(n0):
         for i1 in range(n1):

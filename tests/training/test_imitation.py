@@ -38,7 +38,8 @@ def test_the_teachers_games_record_its_moves_and_the_returns_that_followed():
     # the recorded action is the teacher's on the recorded observation (the heuristic is a function of it)
     for i in range(0, m, 7):
         obs = {"observation": data["obs"][i], "action_mask": data["masks"][i].astype(np.int8)}
-        assert any(teacher.act(obs, s, "golf_v0") == data["actions"][i] for s in ("player_0", "player_1"))
+        assert teacher.act(obs, f"player_{data['seats'][i]}", "golf_v0") == data["actions"][i]
+    assert set(data["seats"].tolist()) == {0, 1}  # the learner's seat rotates
     starts = np.flatnonzero(data["starts"])
     assert starts[0] == 0 and len(starts) >= 300 // 20
     games = np.split(data["returns"], starts[1:])
