@@ -150,6 +150,27 @@ def resume_config(run_dir: Path, cfg: dict, changes: dict, override: bool) -> tu
     return {**new, **history}, diffs
 
 
+#: the keys of the ``imitation`` section (training/imitation.py says what they mean)
+IMITATION_KEYS = ("teacher", "decisions", "epochs", "batch_size", "learning_rate")
+
+
+def check_imitation(section: dict) -> None:
+    """Refuse an ``imitation`` section with unknown keys or values out of range."""
+    bad = sorted(set(section) - set(IMITATION_KEYS))
+    if bad:
+        raise ValueError(f"unknown key(s) {bad} in 'imitation'; keys: {list(IMITATION_KEYS)}")
+    teacher = section.get("teacher")
+    if teacher is not None and not isinstance(teacher, str):
+        raise ValueError(f"imitation.teacher is an agent spec (e.g. 'heuristic') or null, got {teacher!r}")
+    for key in ("decisions", "epochs", "batch_size"):
+        v = section.get(key)
+        if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
+            raise ValueError(f"imitation.{key} must be a whole number >= 1, got {v!r}")
+    lr = section.get("learning_rate")
+    if not (isinstance(lr, (int, float)) and not isinstance(lr, bool) and lr > 0):
+        raise ValueError(f"imitation.learning_rate must be a number > 0, got {lr!r}")
+
+
 def check_config(cfg: dict, defaults: dict) -> None:
     known = set(defaults) | {"env_name", "sources"}
     unknown = sorted(k for k in cfg if k not in known and not k.startswith("_"))
@@ -159,8 +180,6 @@ def check_config(cfg: dict, defaults: dict) -> None:
         bad = sorted(set(cfg[section]) - set(defaults[section]))
         if bad:
             raise ValueError(f"unknown key(s) {bad} in {section!r}; keys: {sorted(defaults[section])}")
-    from training.imitation import check as check_imitation
-
     check_imitation(cfg.get("imitation", defaults["imitation"]))
     if cfg["total_timesteps"] is None and cfg["minutes"] is None:
         raise ValueError("give total_timesteps (--timesteps) or a time budget (--minutes)")

@@ -32,26 +32,6 @@ from typing import Any
 
 import numpy as np
 
-#: the keys of the ``imitation`` section and what they mean (training/configs/default.json)
-KEYS = ("teacher", "decisions", "epochs", "batch_size", "learning_rate")
-
-
-def check(section: dict) -> None:
-    """Refuse an ``imitation`` section with unknown keys or values out of range."""
-    bad = sorted(set(section) - set(KEYS))
-    if bad:
-        raise ValueError(f"unknown key(s) {bad} in 'imitation'; keys: {list(KEYS)}")
-    teacher = section.get("teacher")
-    if teacher is not None and not isinstance(teacher, str):
-        raise ValueError(f"imitation.teacher is an agent spec (e.g. 'heuristic') or null, got {teacher!r}")
-    for key in ("decisions", "epochs", "batch_size"):
-        v = section.get(key)
-        if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
-            raise ValueError(f"imitation.{key} must be a whole number >= 1, got {v!r}")
-    lr = section.get("learning_rate")
-    if not (isinstance(lr, (int, float)) and not isinstance(lr, bool) and lr > 0):
-        raise ValueError(f"imitation.learning_rate must be a number > 0, got {lr!r}")
-
 
 def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progress: bool = True) -> dict[str, np.ndarray]:
     """``decisions`` learner decisions of the teacher on the run's training table (every game
