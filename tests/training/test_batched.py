@@ -214,8 +214,9 @@ def test_snapshots_join_the_pool_and_ppo_opponents_are_checked_against_the_table
 def test_the_heuristics_moves_are_the_same_computed_here_or_by_a_helper(env_name, config):
     """agent_workers=1 splits the heuristic's moves with a helper process, the split following
     the measured costs: the games must be exactly those of agent_workers=0."""
-    def run(workers):
-        view = BatchedLearnerView(env_name, config, 48, opponents=["heuristic"], seed=2, agent_workers=workers)
+    def run(workers):  # Hot's heuristic in Python here (its compiled twin needs no helper)
+        view = BatchedLearnerView(env_name, config, 48, opponents=["heuristic"], seed=2, agent_workers=workers,
+                                  compiled_agents=False)
         try:
             out = [view.reset(seed=2)]
             rewards = []
@@ -231,6 +232,54 @@ def test_the_heuristics_moves_are_the_same_computed_here_or_by_a_helper(env_name
     split, split_r, share = run(1)
     assert np.array_equal(alone, split) and np.array_equal(alone_r, split_r)
     assert share and all(0.1 <= f <= 0.9 for f in share.values()), share
+
+
+@pytest.mark.parametrize("env_name,config", [
+    ("collector_v0", {"num_players": 2, "max_rounds": 100}),
+    ("collector_v0", {"num_players": 4, "hand_size": 10, "max_rounds": 25}),
+    ("hot_v0", {"num_players": 2, "single_deal": True}),
+    ("hot_v0", {"num_players": 3, "hand_size": 12, "contest_fallback": "nothing", "reward_mode": "score"}),
+])
+def test_the_compiled_heuristic_plays_the_games_the_python_heuristic_plays(env_name, config):
+    """Collector's and Hot's heuristic opponents (and the imitation's teacher) run as their
+    compiled twin on the engine's arrays by default: every observation, mask, reward, end and
+    final info of the learner, and every teacher move, must be those of the Python heuristic
+    deciding from each opponent's decoded observation (compiled_agents=False)."""
+    from training.batched import compiled_twin
+
+    import agents
+
+    assert compiled_twin(agents.load("heuristic"), env_name) is not None
+    assert compiled_twin(agents.load("heuristic"), "golf_v0") is None  # Golf's heuristic has no twin
+
+    def run(compiled):
+        view = BatchedLearnerView(env_name, config, 32, opponents=["heuristic", "random", "heuristic"],
+                                  seed=4, compiled_agents=compiled)
+        teacher = view.add_teacher("heuristic")
+        kinds = {view._players[i].kind for i in view._pool if i > 0}
+        assert kinds == ({"rows"} if compiled else {"agent"}), kinds
+        obs, rows, ends = [view.reset(seed=4)], [], 0
+        for step in range(150):
+            masks = view.action_masks()
+            taught = view.teacher_actions(teacher)
+            assert masks[np.arange(32), taught].all()
+            acts = taught if step % 2 else masks.argmax(1)  # the teacher's moves, or others
+            o, r, d, infos = view.step(acts)
+            obs.append(o)
+            rows.append((masks, taught, r, d))
+            ends += int(d.sum())
+            for i in np.flatnonzero(d):
+                rows.append((infos[i]["score"], infos[i]["rank"], infos[i]["seat"], infos[i]["opponents"],
+                             infos[i]["terminal_observation"]))
+        return np.stack(obs), rows, ends, view.engine_steps
+
+    fast, slow = run(True), run(False)
+    assert np.array_equal(fast[0], slow[0])
+    assert fast[2] == slow[2] and fast[3] == slow[3]
+    assert fast[2] > 0, "episodes ended (final infos compared)"
+    for a, b in zip(fast[1], slow[1], strict=True):
+        for x, y in zip(a, b, strict=True):
+            assert np.array_equal(np.asarray(x), np.asarray(y))
 
 
 def test_no_heuristic_draws_from_its_generator():
