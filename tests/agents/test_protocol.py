@@ -364,22 +364,6 @@ def _first_legal(text: str) -> str:
     return line.split("[", 1)[1].split("]", 1)[0]
 
 
-@pytest.mark.skipif(not __import__("importlib").util.find_spec("ray"), reason="needs Ray RLlib (distributed extra)")
-def test_the_rllib_backend_opponent_module_tells_its_agent_the_table():
-    import gymnasium as gym
-
-    from training.rllib_backend import _agent_module_class
-
-    env = card_envs.guillotine_v0.raw_env(mode="single", trick_rank_order="french")
-    space = gym.spaces.Dict({"observations": env.observation_space("player_0")["observation"],
-                             "action_mask": env.observation_space("player_0")["action_mask"]})
-    cls = _agent_module_class()
-    config = {"mode": "single", "trick_rank_order": "french"}
-    module = cls(observation_space=space, action_space=env.action_space("player_0"),
-                 model_config={"agent": "heuristic", "env_name": "guillotine_v0", "env_config": config})
-    assert module.agent._configs["guillotine_v0"] == config
-
-
 # ---------------------------------------------------------------------- ppo:RUN_DIR
 def test_ppo_takes_a_run_folder_and_plays_its_final_policy(tmp_path):
     run = tmp_path / "runs" / "golf_v0" / "r1"

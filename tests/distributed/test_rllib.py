@@ -62,6 +62,24 @@ def test_the_wrapper_gives_the_masking_module_its_keys_and_every_seat_its_own_re
         assert [returns[a] for a in env.possible_agents] == expected
 
 
+def test_the_rllib_backend_opponent_module_tells_its_agent_the_table():
+    """A heuristic opponent in RLlib's pool is told the table's options (start_game), here
+    Guillotine's non-default trick order (it was in tests/agents, skipped without Ray)."""
+    import gymnasium as gym
+
+    import card_envs
+    from training.rllib_backend import _agent_module_class
+
+    env = card_envs.guillotine_v0.raw_env(mode="single", trick_rank_order="french")
+    space = gym.spaces.Dict({"observations": env.observation_space("player_0")["observation"],
+                             "action_mask": env.observation_space("player_0")["action_mask"]})
+    cls = _agent_module_class()
+    config = {"mode": "single", "trick_rank_order": "french"}
+    module = cls(observation_space=space, action_space=env.action_space("player_0"),
+                 model_config={"agent": "heuristic", "env_name": "guillotine_v0", "env_config": config})
+    assert module.agent._configs["guillotine_v0"] == config
+
+
 def test_main_holds_one_seat_or_all_and_the_others_come_from_the_pool():
     from training.rllib_backend import seat_modules
 
