@@ -1,8 +1,10 @@
 """Compile the batched engine's kernels for the given games into numba's cache (CI, before the
 tests): the two pytest workers would otherwise compile the same kernels at once on a clean clone.
 One thread and two (both drivers), every step kind (moves, waits, finished games' new deals);
-for Guilders also the heuristic's compiled odds (card_envs/guilders/odds_kernels.py)."""
+for Guilders also the heuristic's compiled odds (card_envs/guilders/odds_kernels.py), for Golf,
+Collector and Hot the heuristic's compiled twin (choose_rows)."""
 
+import importlib
 import sys
 
 import numba
@@ -22,6 +24,9 @@ for game in sys.argv[1:]:
             actions = venv.sample_actions().copy()
             actions[step % 5 :: 5] = vector.WAIT
             venv.step(actions)
+    heuristic = importlib.import_module(f"agents.heuristics.{game}")
+    if hasattr(heuristic, "choose_rows"):  # the heuristic's compiled twin (batched training, search)
+        heuristic.choose_rows(venv.arrays, np.arange(venv.num_envs), np.zeros(venv.num_envs, dtype=np.int64), venv._mask)
     if game == "guilders":  # a count with a face-down rank miss runs the whole programme
         from card_envs.guilders import odds
 

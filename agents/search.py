@@ -78,9 +78,9 @@ state of such a game) and a guess otherwise.
 **Rollout policies**: ``random`` (uniform over the legal actions; on the batched engine drawn
 by ``sample_actions`` at compiled speed) or ``heuristic`` (``agents/heuristics``: every seat of
 the world plays the rule-based player, which decides from that seat's decoded observation; a
-Python call per move, so far costlier; in Collector and Hot the batched engine runs its compiled
-twin instead, ``choose_rows``, the same choices for every row in one call: about 15x the worlds
-in the same time). Measured costs: ``benchmarks/bench_search.py``.
+Python call per move, so far costlier; in Golf, Collector and Hot the batched engine runs its
+compiled twin instead, ``choose_rows``, the same choices for every row in one call: in Collector
+and Hot about 15x the worlds in the same time). Measured costs: ``benchmarks/bench_search.py``.
 
 **Budgets**, per decision: PIMC ``worlds=W`` (exact: W worlds for every legal action) and/or
 ``ms=M`` (worlds in batches of ``batch`` until the next batch would overrun M milliseconds;
@@ -224,7 +224,7 @@ class Table:
         #: the heuristic's opponent model of sampled worlds (``model=heuristic``), where it has one
         self.explain = getattr(heuristics, "explain_world", None)
         #: the heuristic at compiled speed on the batched engine's arrays, where a game has it
-        #: (``choose_rows(arrays, rows, out)``: the same choices, tested)
+        #: (``choose_rows(arrays, rows, out, mask)``: the same choices, tested)
         self.heuristic_rows = getattr(heuristics, "choose_rows", None)
         self._venvs: dict[int, Any] = {}
         self._warm = False
@@ -265,7 +265,7 @@ class Table:
                 break
         v.step(v.sample_actions())
         if self.heuristic_rows is not None:  # and the compiled heuristic
-            self.heuristic_rows(v.arrays, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+            self.heuristic_rows(v.arrays, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), v._mask)
         self._warm = True
 
     def heuristic_action(self, x: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -362,7 +362,7 @@ def simulate_batched(table: Table, worlds: list, actions: np.ndarray, rollout: s
         if rollout == "random":
             acts[:] = venv.sample_actions()
         elif table.heuristic_rows is not None:
-            table.heuristic_rows(arrays, np.flatnonzero(~done), acts)
+            table.heuristic_rows(arrays, np.flatnonzero(~done), acts, obs["action_mask"])
         else:
             x, mask = obs["observation"], obs["action_mask"]
             for r in np.flatnonzero(~done):

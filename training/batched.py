@@ -33,11 +33,11 @@ objects, ``"self"``) with ``opponent_weights``, and act in batch, every move of 
   sampling from their masked policy unless ``self_deterministic``) and PPO policies (``ppo``,
   ``ppo:PATH``, PPOAgent objects): one batched forward per policy per engine step
   (``MaskedPolicy.choose_batch``, the same numbers as one game's ``act``);
-- the heuristic of a game whose heuristic has a compiled twin on the batched engine (Collector
-  and Hot: ``choose_rows`` in ``agents/heuristics/collector.py``, tested to choose what ``choose``
-  chooses from the player's view in every step of a batch): every move of every game in one call
-  on the engine's state arrays (256 games of Collector: about 6 µs a call, where the Python
-  heuristic below takes about 125 µs a move); no helper process is needed for it
+- the heuristic of a game whose heuristic has a compiled twin on the batched engine (Golf,
+  Collector and Hot: ``choose_rows`` in ``agents/heuristics/<game>.py``, tested to choose what
+  ``choose`` chooses from the player's view in every step of a batch): every move of every game
+  in one call on the engine's state arrays and legal mask (256 games of Collector: about 6 µs a
+  call, where the Python heuristic below takes about 125 µs a move); no helper process is needed
   (``compiled_agents=False`` plays it in Python instead, as below; the games are the same, tested);
 - any other agent (``"heuristic"``, ``py:...``): its ``act`` on each game's observation in turn,
   after the protocol's ``start_game`` hook for that seat. This is Python per move: the heuristics
@@ -105,8 +105,8 @@ class _Player:
         self.name, self.kind, self.agent, self.policy = name, kind, agent, policy
         self.deterministic, self.rng = deterministic, rng
         self.spec: str | None = None  # a spec the helper processes can build the agent from
-        #: kind "rows": ``rows(arrays, rows, out)``, the agent's moves in the games ``rows`` from the
-        #: engine's state arrays (a compiled twin of its ``act``)
+        #: kind "rows": ``rows(arrays, rows, out, mask)``, the agent's moves in the games ``rows``
+        #: from the engine's state arrays and legal mask (a compiled twin of its ``act``)
         self.rows: Any = None
 
 
@@ -252,7 +252,7 @@ class BatchedLearnerView:
             return self.venv.sample_actions().astype(np.int64)
         acts = np.empty(self.num_envs, dtype=np.int64)
         if pl.kind == "rows":
-            pl.rows(self.venv.arrays, self._arange, acts)
+            pl.rows(self.venv.arrays, self._arange, acts, mask)
             return acts
         local, sent = self._send_agent_moves(pid, pl, self._arange, self._seat, obs, mask)
         self._agent_moves(pid, pl, local, sent, self._seat, obs, mask, acts)
@@ -446,7 +446,7 @@ class BatchedLearnerView:
             if pl.kind == RANDOM:
                 acts[sel] = self.venv.sample_actions()[sel]
             elif pl.kind == "rows":
-                pl.rows(self.venv.arrays, sel, acts)
+                pl.rows(self.venv.arrays, sel, acts, mask)
             else:
                 acts[sel] = pl.policy.choose_batch(obs[sel], mask[sel], pl.deterministic, pl.rng)
         extra = time.perf_counter() - began  # this process's other work while the helpers compute

@@ -94,12 +94,14 @@ def explain_world(world, view_of, rules, rng: np.random.Generator) -> bool:
 
 
 # ------------------------------------------------------------------ the batched engine's twin
-def choose_rows(arrays: dict, rows: np.ndarray, out: np.ndarray) -> None:
+def choose_rows(arrays: dict, rows: np.ndarray, out: np.ndarray, mask: np.ndarray | None = None) -> None:
     """:func:`choose` for the player to act in each game ``rows[i]`` of a batched engine
     (``card_envs.<game>_v0.vector_env``'s state arrays), written to ``out[rows[i]]``: the same
     choice as ``choose`` of that player's view (tests/agents/test_heuristic_rows.py), at compiled
-    speed, for the search agents' heuristic rollouts. Collector's and Hot's state arrays are the
-    same, and so is the heuristic (Hot's actions differ only in name)."""
+    speed, for batched training's heuristic opponents and the search agents' heuristic rollouts.
+    Collector's and Hot's state arrays are the same, and so is the heuristic (Hot's actions differ
+    only in name). ``mask`` (the engine's legal mask, which every game's twin is handed) is not
+    needed: the choice is always legal."""
     _choose_rows(arrays["counts"], arrays["kcounts"], arrays["seat"], arrays["row"], rows, out)
 
 

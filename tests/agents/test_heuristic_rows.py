@@ -57,3 +57,63 @@ def test_rows_not_listed_are_left_alone():
     out = np.full(4, WAIT, dtype=np.int64)
     heuristic.choose_rows(v.arrays, np.array([1, 3]), out)
     assert out[0] == WAIT and out[2] == WAIT and out[1] != WAIT and out[3] != WAIT
+
+
+GOLF_CONFIGS = [
+    {},
+    {"num_players": 2, "num_rounds": 1},
+    {"num_players": 3, "flip_after_discard": "may", "num_rounds": 3},
+    {"num_players": 5, "flip_after_discard": "must", "turn_up_discard": False, "num_rounds": 2},
+    {"num_players": 2, "initial_flips": 0, "final_turns": False, "max_turns_per_round": 30},
+]
+
+
+N, STEPS = 48, 300
+
+
+@pytest.mark.parametrize("config", GOLF_CONFIGS)
+def test_the_compiled_golf_heuristic_chooses_what_the_heuristic_chooses(config):
+    """Golf's twin (``agents/heuristics/golf.py`` ``choose_rows``) against ``choose`` of the acting
+    player's view in every game of a batch, in every phase: its unseen mean and expected layouts
+    are the same floats, so even the ties break the same way."""
+    from agents.heuristics import golf
+
+    env = card_envs.golf_v0.raw_env(**config)
+    v = card_envs.golf_v0.vector_env(num_envs=N, **config)
+    obs, _ = v.reset(seed=11)
+    rng = np.random.default_rng(5)
+    out = np.full(N, -7, dtype=np.int64)
+    rows = np.arange(N)
+    phases: dict[str, int] = {}
+    took = 0
+    for _ in range(STEPS):
+        out[:] = -7
+        golf.choose_rows(v.arrays, rows, out, obs["action_mask"])
+        for g in range(N):
+            state = v.kernels.dump(v.arrays, g)
+            seat = state.current_player
+            mask = obs["action_mask"][g]
+            view = env.view_of(state, seat)
+            want = golf.choose(view, mask, env.rules, rng)
+            assert out[g] == want, (config, g, view.phase)
+            assert mask[out[g]]
+            phases[view.phase] = phases.get(view.phase, 0) + 1
+            took += int(want == golf.TAKE_DISCARD)
+        # half the games follow the heuristic, the rest move at random (more kinds of positions)
+        acts = v.sample_actions(rng).copy()
+        acts[::2] = out[::2]
+        obs, *_ = v.step(acts)
+    assert {"draw", "place"} <= set(phases) and took > 20, (phases, took)
+    if config.get("flip_after_discard", "never") != "never":
+        assert phases.get("flip_step", 0) > 20, phases
+    if config.get("initial_flips", 2):
+        assert phases.get("flip", 0) > 0, phases
+
+
+def test_the_golf_twin_needs_the_mask():
+    from agents.heuristics import golf
+
+    v = card_envs.golf_v0.vector_env(num_envs=2)
+    v.reset(seed=0)
+    with pytest.raises(ValueError, match="legal mask"):
+        golf.choose_rows(v.arrays, np.arange(2), np.zeros(2, dtype=np.int64), None)

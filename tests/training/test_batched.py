@@ -239,9 +239,11 @@ def test_the_heuristics_moves_are_the_same_computed_here_or_by_a_helper(env_name
     ("collector_v0", {"num_players": 4, "hand_size": 10, "max_rounds": 25}),
     ("hot_v0", {"num_players": 2, "single_deal": True}),
     ("hot_v0", {"num_players": 3, "hand_size": 12, "contest_fallback": "nothing", "reward_mode": "score"}),
+    ("golf_v0", {"num_players": 2, "num_rounds": 1, "reward_mode": "score"}),
+    ("golf_v0", {"num_players": 3, "num_rounds": 2, "flip_after_discard": "may"}),
 ])
 def test_the_compiled_heuristic_plays_the_games_the_python_heuristic_plays(env_name, config):
-    """Collector's and Hot's heuristic opponents (and the imitation's teacher) run as their
+    """Golf's, Collector's and Hot's heuristic opponents (and the imitation's teacher) run as their
     compiled twin on the engine's arrays by default: every observation, mask, reward, end and
     final info of the learner, and every teacher move, must be those of the Python heuristic
     deciding from each opponent's decoded observation (compiled_agents=False)."""
@@ -250,7 +252,7 @@ def test_the_compiled_heuristic_plays_the_games_the_python_heuristic_plays(env_n
     import agents
 
     assert compiled_twin(agents.load("heuristic"), env_name) is not None
-    assert compiled_twin(agents.load("heuristic"), "golf_v0") is None  # Golf's heuristic has no twin
+    assert compiled_twin(agents.load("heuristic"), "guillotine_v0") is None  # Guillotine's has no twin
 
     def run(compiled):
         view = BatchedLearnerView(env_name, config, 32, opponents=["heuristic", "random", "heuristic"],
