@@ -78,9 +78,10 @@ state of such a game) and a guess otherwise.
 **Rollout policies**: ``random`` (uniform over the legal actions; on the batched engine drawn
 by ``sample_actions`` at compiled speed) or ``heuristic`` (``agents/heuristics``: every seat of
 the world plays the rule-based player, which decides from that seat's decoded observation; a
-Python call per move, so far costlier; in Golf, Collector and Hot the batched engine runs its
-compiled twin instead, ``choose_rows``, the same choices for every row in one call: in Collector
-and Hot about 15x the worlds in the same time). Measured costs: ``benchmarks/bench_search.py``.
+Python call per move, so far costlier; in Golf, Fiddlesticks, Collector and Hot the batched
+engine runs its compiled twin instead, ``choose_rows``, the same choices for every row in one
+call: in Collector and Hot about 15x the worlds in the same time). Measured costs:
+``benchmarks/bench_search.py``.
 
 **Budgets**, per decision: PIMC ``worlds=W`` (exact: W worlds for every legal action) and/or
 ``ms=M`` (worlds in batches of ``batch`` until the next batch would overrun M milliseconds;

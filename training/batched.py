@@ -34,7 +34,7 @@ objects, ``"self"``) with ``opponent_weights``, and act in batch, every move of 
   ``ppo:PATH``, PPOAgent objects): one batched forward per policy per engine step
   (``MaskedPolicy.choose_batch``, the same numbers as one game's ``act``);
 - the heuristic of a game whose heuristic has a compiled twin on the batched engine (Golf,
-  Collector and Hot: ``choose_rows`` in ``agents/heuristics/<game>.py``, tested to choose what
+  Fiddlesticks, Collector and Hot: ``choose_rows`` in ``agents/heuristics/<game>.py``, tested to choose what
   ``choose`` chooses from the player's view in every step of a batch): every move of every game
   in one call on the engine's state arrays and legal mask (256 games of Collector: about 6 µs a
   call, where the Python heuristic below takes about 125 µs a move); no helper process is needed

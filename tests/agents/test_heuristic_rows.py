@@ -117,3 +117,54 @@ def test_the_golf_twin_needs_the_mask():
     v.reset(seed=0)
     with pytest.raises(ValueError, match="legal mask"):
         golf.choose_rows(v.arrays, np.arange(2), np.zeros(2, dtype=np.int64), None)
+
+
+FIDDLESTICKS_CONFIGS = [
+    {},
+    {"num_players": 2, "num_decks": 1},
+    {"num_players": 3, "num_decks": 3, "four_in_a_row_clears": False},
+    {"num_players": 4, "voluntary_pickup": True, "end_mode": "rank_all"},
+]
+
+
+@pytest.mark.parametrize("config", FIDDLESTICKS_CONFIGS)
+def test_the_compiled_fiddlesticks_heuristic_chooses_what_the_heuristic_chooses(config):
+    """Fiddlesticks' twin (``agents/heuristics/fiddlesticks.py`` ``choose_rows``) against
+    ``choose`` of the acting player's view in every game of a batch: swaps, plays (completing
+    fours, ordinary ranks, 10s and 2s), blind plays and pick-ups."""
+    from agents.heuristics import fiddlesticks as heuristic
+
+    env = card_envs.fiddlesticks_v0.raw_env(**config)
+    k_max = 4 * env.rules.config.num_decks
+    v = card_envs.fiddlesticks_v0.vector_env(num_envs=N, **config)
+    obs, _ = v.reset(seed=13)
+    rng = np.random.default_rng(6)
+    out = np.full(N, -7, dtype=np.int64)
+    rows = np.arange(N)
+    kinds = {"swap": 0, "ordinary": 0, "wild": 0, "four": 0, "blind": 0, "other": 0}
+    for _ in range(200):
+        out[:] = -7
+        heuristic.choose_rows(v.arrays, rows, out, obs["action_mask"])
+        for g in range(N):
+            state = v.kernels.dump(v.arrays, g)
+            if state.current_player < 0:
+                continue
+            mask = obs["action_mask"][g]
+            view = env.view_of(state, state.current_player)
+            want = heuristic.choose(view, mask, env.rules, rng)
+            assert out[g] == want, (config, g)
+            assert mask[out[g]]
+            if want >= 13 * k_max:
+                kinds["swap" if want < 13 * k_max + 13 else "blind" if want < 13 * k_max + 16 else "other"] += 1
+            else:
+                r, k = divmod(want, k_max)
+                if r in (heuristic.TWO, heuristic.TEN):
+                    kinds["wild"] += 1
+                elif view.pile_top == r and view.pile_run + k + 1 >= 4:
+                    kinds["four"] += 1
+                else:
+                    kinds["ordinary"] += 1
+        acts = v.sample_actions(rng).copy()
+        acts[::2] = out[::2]
+        obs, *_ = v.step(acts)
+    assert all(kinds[k] > 0 for k in ("swap", "ordinary", "wild", "four", "blind")), kinds

@@ -241,9 +241,11 @@ def test_the_heuristics_moves_are_the_same_computed_here_or_by_a_helper(env_name
     ("hot_v0", {"num_players": 3, "hand_size": 12, "contest_fallback": "nothing", "reward_mode": "score"}),
     ("golf_v0", {"num_players": 2, "num_rounds": 1, "reward_mode": "score"}),
     ("golf_v0", {"num_players": 3, "num_rounds": 2, "flip_after_discard": "may"}),
+    ("fiddlesticks_v0", {"num_players": 2}),
+    ("fiddlesticks_v0", {"num_players": 3, "num_decks": 1, "end_mode": "rank_all"}),
 ])
 def test_the_compiled_heuristic_plays_the_games_the_python_heuristic_plays(env_name, config):
-    """Golf's, Collector's and Hot's heuristic opponents (and the imitation's teacher) run as their
+    """Golf's, Fiddlesticks', Collector's and Hot's heuristic opponents (and the imitation's teacher) run as their
     compiled twin on the engine's arrays by default: every observation, mask, reward, end and
     final info of the learner, and every teacher move, must be those of the Python heuristic
     deciding from each opponent's decoded observation (compiled_agents=False)."""
