@@ -7,7 +7,8 @@ names an agent spec; before the first PPO rollout of a new run the harness
    training table and opponent pool (:class:`training.batched.BatchedLearnerView`; the frozen
    selves, which do not exist yet, are left out), the teacher choosing every learner move from the
    learner's observation, as it would at a table (``BatchedLearnerView.teacher_actions``: the
-   heuristic's moves split with the helper process, as the heuristic opponents' are);
+   heuristic's moves computed as the heuristic opponents' are, by its compiled twin where the
+   game has one, else split with the helper process);
 2. **records** each decision's observation, mask, the teacher's action, and the return that
    followed it (the learner's own rewards, exactly as PPO will see them, discounted by
    ``ppo.gamma``);
@@ -163,7 +164,7 @@ def warm_start(model: Any, cfg: dict, pool: list[str], progress: bool = True) ->
     for group in model.policy.optimizer.param_groups:  # PPO's own rate (its schedule takes over at its first update)
         group["lr"] = float(model.lr_schedule(1.0))
     return {"teacher": section["teacher"], "decisions": int(len(data["actions"])),
-            "play_seconds": round(played, 1), "seconds": round(time.monotonic() - began, 1), "epochs": history}
+            "play_seconds": round(played, 3), "seconds": round(time.monotonic() - began, 3), "epochs": history}
 
 
 def _bar(progress: bool, total: int, desc: str):

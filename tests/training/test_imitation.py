@@ -90,7 +90,8 @@ def test_a_run_warm_starts_counts_the_seconds_and_records_it(tmp_path):
     assert warm["teacher"] == "heuristic" and warm["decisions"] >= 400 and len(warm["epochs"]) == 2
     assert summary["train_seconds_this_run"] >= warm["seconds"] > 0
     curve = (run / "eval.csv").read_text().splitlines()
-    assert curve[1].startswith("0,") and float(curve[1].split(",")[1]) >= warm["seconds"] * 0.9
+    # eval.csv's wall_seconds has a resolution of 0.1 s (a short warm start may round to 0.0)
+    assert curve[1].startswith("0,") and float(curve[1].split(",")[1]) >= warm["seconds"] * 0.9 - 0.05
 
 
 @pytest.mark.parametrize("bad, says", [
