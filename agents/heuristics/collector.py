@@ -14,10 +14,8 @@ Shared by Hot (``agents/heuristics/hot.py``), whose actions differ only in ACQUI
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from card_envs.collector import kernels as K
-from card_envs.collector.engine import ACQUIRE, NUM_RANKS, OVER, PLAY
+from card_envs.collector.engine import NUM_RANKS, OVER
 
 DRAW_TWO = 13
 TAKE_BASE = 13  # TAKE(k) / DRAW_ONE_TAKE(k) = 13 + k
@@ -102,38 +100,6 @@ def choose_rows(arrays: dict, rows: np.ndarray, out: np.ndarray, mask: np.ndarra
     Collector's and Hot's state arrays are the same, and so is the heuristic (Hot's actions differ
     only in name). ``mask`` (the engine's legal mask, which every game's twin is handed) is not
     needed: the choice is always legal."""
-    _choose_rows(arrays["counts"], arrays["kcounts"], arrays["seat"], arrays["row"], rows, out)
+    from agents.heuristics.compiled.collector import choose_rows as compiled  # numba, only here
 
-
-@njit(cache=True)
-def _choose_rows(counts, kcounts, seat, row, rows, out):
-    n = seat.shape[1]
-    for i in range(rows.shape[0]):
-        g = rows[i]
-        p = row[g, K.CUR]
-        phase = row[g, K.PHASE]
-        if phase == PLAY:
-            # a duplicate first (the most held, then the lowest rank) ...
-            best, most = -1, 1
-            for r in range(NUM_RANKS):
-                if counts[g, p, r] > most:
-                    best, most = r, counts[g, p, r]
-            if best < 0:  # ... else the single the others are most visibly known to hold
-                seen = -1
-                for r in range(NUM_RANKS):
-                    if counts[g, p, r]:
-                        elsewhere = 0
-                        for q in range(n):
-                            if q != p:
-                                elsewhere += kcounts[g, q, r]
-                        if elsewhere > seen:
-                            best, seen = r, elsewhere
-            out[g] = best
-        elif phase == ACQUIRE:
-            out[g] = DRAW_TWO  # always legal
-            for k in range(1, n):  # the nearest seat clockwise whose revealed rank is missing
-                q = (p + k) % n
-                c = seat[g, q, K.PLAYED]
-                if c >= 0 and counts[g, p, c % NUM_RANKS] == 0:
-                    out[g] = TAKE_BASE + k
-                    break
+    compiled(arrays, rows, out, mask)

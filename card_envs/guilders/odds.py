@@ -242,16 +242,27 @@ def draw_probabilities(unseen, misses, jokers_can_miss: bool, exact: bool = Fals
 
     The float path runs the compiled twin of ``_probabilities`` (``odds_kernels.py``: the same
     floats, bit for bit), cached by the bytes of the counts; ``compiled=False`` runs the
-    readable reference here (with its own cache), as ``exact=True`` always does."""
+    readable reference here (with its own cache), as ``exact=True`` always does, and so does an
+    install without numba (the ``vector`` extra): the same floats, slower."""
     u = np.asarray(unseen)
     m = np.asarray(misses)
-    if exact or not compiled or u.shape != (NUM_CARDS,) or m.shape != (JOKER_CALL + 1,):
+    if exact or not compiled or not _has_numba() or u.shape != (NUM_CARDS,) or m.shape != (JOKER_CALL + 1,):
         return _reference(u, m, jokers_can_miss, exact)
     if u.dtype != np.int64:
         u = u.astype(np.int64)
     if m.dtype != np.int64:
         m = m.astype(np.int64)
     return _compiled_probabilities(u.tobytes() + m.tobytes(), bool(jokers_can_miss)).copy()
+
+
+@lru_cache(maxsize=1)
+def _has_numba() -> bool:
+    """Whether numba can be imported (an optional dependency: the ``vector`` extra)."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _reference(unseen, misses, jokers_can_miss: bool, exact: bool) -> np.ndarray:

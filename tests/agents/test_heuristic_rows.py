@@ -168,3 +168,33 @@ def test_the_compiled_fiddlesticks_heuristic_chooses_what_the_heuristic_chooses(
         acts[::2] = out[::2]
         obs, *_ = v.step(acts)
     assert all(kinds[k] > 0 for k in ("swap", "ordinary", "wild", "four", "blind")), kinds
+
+
+def test_every_heuristic_plays_without_numba():
+    """The heuristics need only the core dependencies (numpy): their compiled twins live in
+    ``agents/heuristics/compiled`` and are imported only where the batched engine runs. Every
+    game's heuristic plays a whole game in a process where numba cannot be imported (as in an
+    install without the ``vector`` extra, e.g. the RLlib backend's)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['numba'] = None\n"
+        "import card_envs, agents\n"
+        "from agents.base import start_game\n"
+        "from training.opponents import heuristic_available\n"
+        "for name, module in card_envs.ENVIRONMENTS.items():\n"
+        "    assert heuristic_available(name), name\n"
+        "    env = module.raw_env(); env.reset(seed=1)\n"
+        "    h = agents.load('heuristic')\n"
+        "    for a in env.possible_agents: start_game(h, name, {}, a)\n"
+        "    for agent in env.agent_iter(20000):\n"
+        "        obs, _, term, trunc, _ = env.last()\n"
+        "        env.step(None if term or trunc else h.act(obs, agent, name))\n"
+        "    assert not env.agents, name\n"
+        "    print('played', name)\n"
+        "assert 'numba' not in [m for m in sys.modules if sys.modules[m] is not None]\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.count("played") == len(card_envs.ENVIRONMENTS)
