@@ -9,9 +9,15 @@ same wall time each (after a warm-up that compiles the kernels and fills the fir
 
 - ``batched`` (today's default, ``vec_env="batched"``): ``n_envs`` games on the batched engine in
   this process, opponents in batch (``training/batched.py``);
-- ``single-game`` (the harness before it, ``vec_env="subproc"``): 16 ``SingleAgentEnv`` games in
-  2 subprocesses, with the PPO settings and the one update thread it shipped with (``LEGACY``
-  below; its subprocesses step the games on both cores while the learner collects).
+- ``shipped`` (the harness as it shipped before the batched engine, the issue's "today's
+  harness": its whole ``training/configs/default.json`` of commit 43319bf^, ``SHIPPED`` below):
+  16 ``SingleAgentEnv`` games in 2 subprocesses, its PPO settings and optimizer (SB3's Adam, the
+  per-tensor loop), one update thread, its opponent pool drawn 1 : 1 : 1 and a frozen self
+  every 50k steps (the selves then play in the subprocesses, a forward per move);
+- ``single-game`` (the same single-game path with today's pool, self-play schedule and
+  optimizer: ``LEGACY`` below; the earlier tables' reference, kept for comparison with them).
+
+Both single-game paths' subprocesses step the games on both cores while the learner collects.
 
 Reported: learner steps/s (decisions the learner took and PPO trained on), the ratio, and the
 fraction of the wall time spent in the environment (stepping games and opponents, masks) and in
@@ -33,7 +39,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-#: the single-game harness as it shipped before the batched engine (its default.json)
+#: the single-game harness as it shipped before the batched engine: its default.json (git: 43319bf^)
+#: wherever it differs from today's (the game's table, ``env_config``, is today's)
+SHIPPED = {"vec_env": "subproc", "n_envs": 16, "workers": 2, "torch_threads": 1, "opponent_weights": None,
+           "selfplay": {"snapshot_every": 50000, "pool_size": 5},
+           "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 5,
+                   "policy_kwargs": {"net_arch": [128, 128], "optimizer_kwargs": {"eps": 1e-5}}}}
+#: the single-game path with its PPO settings and one update thread, but today's opponent weights,
+#: self-play schedule and optimizer (the reference of the tables before SHIPPED was measured)
 LEGACY = {"vec_env": "subproc", "n_envs": 16, "workers": 2, "torch_threads": 1,
           "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 5, "policy_kwargs": {"net_arch": [128, 128]}}}
 OUT = Path(__file__).resolve().parent
@@ -112,13 +125,14 @@ SECTION = "## Training throughput"
 
 def table(rows: list[dict]) -> str:
     """The Markdown table of one run (the README's and RESULTS.md's)."""
-    out = ["| Game | single-game path steps/s | batched steps/s | × | batched: environment | batched: PPO update |",
-           "|---|---:|---:|---:|---:|---:|"]
+    out = ["| Game | shipped harness steps/s | batched steps/s | × shipped | single-game path, today's pool, steps/s "
+           "| × single-game | batched: environment | batched: PPO update |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        b, s = r["batched"], r["single_game"]
+        b, s, h = r["batched"], r["single_game"], r["shipped"]
         env = "n/a" if b["env_fraction"] is None else f"{b['env_fraction']:.0%}"
-        out.append(f"| `{r['game']}` | {s['steps_per_s']:,.0f} | {b['steps_per_s']:,.0f} | {r['ratio']:.1f}× | {env} | "
-                   f"{b['update_fraction']:.0%} |")
+        out.append(f"| `{r['game']}` | {h['steps_per_s']:,.0f} | {b['steps_per_s']:,.0f} | **{r['ratio_shipped']:.1f}×** | "
+                   f"{s['steps_per_s']:,.0f} | {r['ratio']:.1f}× | {env} | {b['update_fraction']:.0%} |")
     return "\n".join(out)
 
 
@@ -127,12 +141,14 @@ def write_results_section(meta: dict, rows: list[dict]) -> None:
     path = OUT / "RESULTS.md"
     text = path.read_text() if path.exists() else ""
     body = (f"{SECTION}\n\n`python benchmarks/bench_training.py` ({meta['date']}; {meta['machine']}; "
-            f"{meta['seconds']:.0f} s measured per path and game after {meta['warmup']:.0f} s of warm-up, both paths "
-            "in one run): learner steps/s of `python -m training.train <game>` with its own configuration "
-            "on the batched engine against the single-game harness it replaced (16 `SingleAgentEnv` games in 2 "
-            "subprocesses, n_steps 256, batch 256, 5 epochs, one update thread, as it shipped; the batched path's update "
-            "takes every core, `torch_threads=\"auto\"`), and the batched run's share of wall time in the "
-            "environment (games, opponents, masks) and in the PPO update.\n\n" + table(rows) + "\n")
+            f"{meta['seconds']:.0f} s measured per path and game after {meta['warmup']:.0f} s of warm-up, the three "
+            "paths in one run): learner steps/s of `python -m training.train <game>` with its own configuration "
+            "on the batched engine against the harness it replaced as it shipped (16 `SingleAgentEnv` games in 2 "
+            "subprocesses, n_steps 256, batch 256, 5 epochs, SB3's Adam, one update thread, opponents 1 : 1 : 1, a "
+            "frozen self every 50k steps: its default.json of 43319bf^) and against the same single-game path with "
+            "today's opponent weights, self-play schedule and optimizer (the earlier tables' reference); the batched "
+            "path's update takes every core, `torch_threads=\"auto\"`; and the batched run's share of wall time in "
+            "the environment (games, opponents, masks) and in the PPO update.\n\n" + table(rows) + "\n")
     if SECTION in text:
         head, rest = text.split(SECTION, 1)
         nxt = rest.find("\n## ")
@@ -155,16 +171,18 @@ def main(argv=None) -> int:
     rows = []
     for i, game in enumerate(games):
         row = {"game": game}
-        for path, over in (("single_game", LEGACY), ("batched", {})):
+        for path, over in (("shipped", SHIPPED), ("single_game", LEGACY), ("batched", {})):
             print(f"[{i + 1}/{len(games)}] {game} {path}: {args.warmup:.0f} s warm-up + {args.seconds:.0f} s ...",
                   file=sys.stderr, flush=True)
             row[path] = measure(game, over, args.seconds, args.warmup)
         row["ratio"] = row["batched"]["steps_per_s"] / row["single_game"]["steps_per_s"]
+        row["ratio_shipped"] = row["batched"]["steps_per_s"] / row["shipped"]["steps_per_s"]
         rows.append(row)
-        b, s = row["batched"], row["single_game"]
+        b, s, h = row["batched"], row["single_game"], row["shipped"]
         env = "n/a" if b["env_fraction"] is None else f"{b['env_fraction']:.0%}"
-        print(f"{game:<16} single-game {s['steps_per_s']:>8,.0f} steps/s   batched {b['steps_per_s']:>8,.0f} steps/s"
-              f"   x{row['ratio']:.1f}   batched: env {env}, update {b['update_fraction']:.0%}", flush=True)
+        print(f"{game:<16} shipped {h['steps_per_s']:>7,.0f}  single-game {s['steps_per_s']:>7,.0f}  batched "
+              f"{b['steps_per_s']:>7,.0f} steps/s   x{row['ratio_shipped']:.1f} shipped, x{row['ratio']:.1f} single-game"
+              f"   batched: env {env}, update {b['update_fraction']:.0%}", flush=True)
     if not args.no_write:
         meta = {"machine": f"{platform.platform()}, {os.cpu_count()} cores, {platform.processor() or platform.machine()}",
                 "python": platform.python_version(), "seconds": args.seconds, "warmup": args.warmup,
