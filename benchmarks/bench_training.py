@@ -92,7 +92,8 @@ def measure(game: str, overrides: dict, seconds: float, warmup: float) -> dict:
             pass
 
     stop = Stop()
-    callbacks = [stop, S.update_threads_callback(torch_threads(cfg))]  # as training.train runs it
+    threads = torch_threads(cfg)  # as training.train runs it
+    callbacks = [stop, S.update_threads_callback(threads, S.collection_threads(venv, threads))]
     if "self" in pool:  # frozen selves join the pool as in training (snapshots in a scratch folder)
         import tempfile
 

@@ -258,6 +258,12 @@ class BatchedLearnerView:
         self._agent_moves(pid, pl, local, sent, self._seat, obs, mask, acts)
         return acts
 
+    @property
+    def helper_processes(self) -> bool:
+        """Whether helper processes compute moves beside this one (``agent_workers`` and a
+        shareable agent played in Python: the heuristic of a game without a compiled twin)."""
+        return self.agent_workers > 0 and any(pl.kind == "agent" and pl.spec is not None for pl in self._players)
+
     def snapshot_names(self) -> list[str]:
         return [self._players[i].name for i in self._snapshots]
 

@@ -219,3 +219,18 @@ def test_the_update_runs_on_every_thread_and_the_collection_on_one():
         venv.close()
         torch.set_num_threads(before)
     assert seen == {"collect": {1}, "update": {2}}
+
+
+def test_the_collection_takes_every_thread_unless_helper_processes_share_the_cores():
+    cfg = C.resolve_config("guillotine_v0", SMALL, total_timesteps=512)
+    compiled = S.make_vec_env(C.resolve_config("collector_v0", SMALL, total_timesteps=512), ["random", "heuristic"])
+    python = S.make_vec_env(cfg, ["random", "heuristic"])  # Guillotine's heuristic: Python, with a helper
+    alone = S.make_vec_env(cfg, ["random"])
+    single = S.make_vec_env(C.deep_merge(cfg, {"vec_env": "dummy"}), ["random"])
+    try:
+        assert not compiled.view.helper_processes and python.view.helper_processes and not alone.view.helper_processes
+        assert S.collection_threads(compiled, 2) == 2 and S.collection_threads(alone, 2) == 2
+        assert S.collection_threads(python, 2) == 1 and S.collection_threads(single, 2) == 1
+    finally:
+        for v in (compiled, python, alone, single):
+            v.close()
