@@ -2,7 +2,7 @@
 tests): the two pytest workers would otherwise compile the same kernels at once on a clean clone.
 One thread and two (both drivers), every step kind (moves, waits, finished games' new deals);
 for Guilders also the heuristic's compiled odds (card_envs/guilders/odds_kernels.py), for Golf,
-Collector and Hot the heuristic's compiled twin (choose_rows)."""
+Fiddlesticks, Collector and Hot the heuristic's compiled twin (choose_rows)."""
 
 import importlib
 import sys

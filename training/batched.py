@@ -34,11 +34,12 @@ objects, ``"self"``) with ``opponent_weights``, and act in batch, every move of 
   ``ppo:PATH``, PPOAgent objects): one batched forward per policy per engine step
   (``MaskedPolicy.choose_batch``, the same numbers as one game's ``act``);
 - the heuristic of a game whose heuristic has a compiled twin on the batched engine (Golf,
-  Fiddlesticks, Collector and Hot: ``choose_rows`` in ``agents/heuristics/<game>.py``, tested to choose what
-  ``choose`` chooses from the player's view in every step of a batch): every move of every game
-  in one call on the engine's state arrays and legal mask (256 games of Collector: about 6 µs a
-  call, where the Python heuristic below takes about 125 µs a move); no helper process is needed
-  (``compiled_agents=False`` plays it in Python instead, as below; the games are the same, tested);
+  Fiddlesticks, Collector and Hot: ``choose_rows`` in ``agents/heuristics/<game>.py``, tested to
+  choose what ``choose`` chooses from the player's view in every step of a batch): every move of
+  every game in one call on the engine's state arrays and legal mask (256 games of Collector:
+  about 6 µs a call, where the Python heuristic below takes about 125 µs a move); no helper
+  process is needed (``compiled_agents=False`` plays it in Python instead, as below; the games
+  are the same, tested);
 - any other agent (``"heuristic"``, ``py:...``): its ``act`` on each game's observation in turn,
   after the protocol's ``start_game`` hook for that seat. This is Python per move: the heuristics
   decode the observation and reason about it (measured here per learner step with heuristic

@@ -9,20 +9,10 @@ import numpy as np
 from numba import njit
 
 from card_envs.golf import kernels as K
-from card_envs.golf.rules import (
-    COLUMN_OF,
-    DISCARD_DRAWN,
-    DRAW,
-    DRAW_STOCK,
-    FLIP,
-    FLIP_STEP,
-    NO_FLIP,
-    NUM_SLOTS,
-    PARTNER,
-    PLACE,
-    RANK_VALUE,
-    TAKE_DISCARD,
-)
+from card_envs.golf.kernels import _COLUMN as _COL  # the engine's rank values and slot tables
+from card_envs.golf.kernels import _PARTNER as _PART
+from card_envs.golf.kernels import _RANK_VALUE as _RV
+from card_envs.golf.rules import DISCARD_DRAWN, DRAW, DRAW_STOCK, FLIP, FLIP_STEP, NO_FLIP, NUM_SLOTS, PLACE, TAKE_DISCARD
 
 
 def choose_rows(arrays: dict, rows: np.ndarray, out: np.ndarray, mask: np.ndarray) -> None:
@@ -31,11 +21,6 @@ def choose_rows(arrays: dict, rows: np.ndarray, out: np.ndarray, mask: np.ndarra
         raise ValueError("Golf's choose_rows needs the engine's legal mask (the legal actions of each game's player to act)")
     _choose_rows(arrays["grid"], arrays["up"], arrays["closed"], arrays["stock"], arrays["discard"], arrays["seat"],
                  arrays["row"], mask, rows, out)
-
-
-_RV = np.array(RANK_VALUE, dtype=np.int64)
-_PART = np.array(PARTNER, dtype=np.int64)
-_COL = np.array(COLUMN_OF, dtype=np.int64)
 
 
 @njit(cache=True)
