@@ -16,8 +16,6 @@ import os
 import sys
 from typing import Callable, Sequence, TextIO
 
-import numpy as np
-
 
 def play(
     env_name: str,
@@ -28,17 +26,22 @@ def play(
     input_fn: Callable[[str], str] = input,
     out: TextIO = sys.stdout,
     save_games: str | os.PathLike | None = None,
+    deck: Sequence[int] | None = None,
 ) -> dict | None:
     """Run one game with a person at ``seat``; returns the person's final info (score, rank),
-    or None if they quit. Every opponent seat's player gets the protocol's hooks
-    (``agents/base.py``): ``start_game`` with the table's options before the game, ``end_game``
-    with that seat's final observation, total reward and info after it (not when the person
-    quits: that game never ends). ``save_games``: a JSON Lines file the finished game's record
-    is appended to (``card_envs.records``; with no ``seed`` a fresh one is drawn and recorded so
-    that the game replays; a game the person leaves is not saved)."""
+    or None if they quit. What the person is shown comes from their seat alone
+    (:class:`agents.seated.SeatedGame`): another seat's hidden choice is shown as the table saw
+    it ("commits"), and what it was once the rules reveal it. Every opponent seat's player gets
+    the protocol's hooks (``agents/base.py``): ``start_game`` with the table's options before the
+    game, ``end_game`` with that seat's final observation, total reward and info after it (not
+    when the person quits: that game never ends). ``deck``: a stacked deal (card ints, top first,
+    as ``reset(options={"deck": ...})`` takes it). ``save_games``: a JSON Lines file the finished
+    game's record is appended to (``card_envs.records``; with no ``seed`` a fresh one is drawn and
+    recorded so that the game replays; a game the person leaves is not saved)."""
     import agents
     import card_envs
     from agents.base import end_game, start_game
+    from agents.seated import SeatedGame
 
     if env_name not in card_envs.ENVIRONMENTS:
         raise ValueError(f"unknown game {env_name!r}; games: {', '.join(card_envs.ENVIRONMENTS)}")
@@ -61,39 +64,18 @@ def play(
         from card_envs.records import Recorder, new_seed
 
         seed = new_seed() if seed is None else seed
-    env.reset(seed=seed)
+    env.reset(seed=seed, options=None if deck is None else {"deck": list(deck)})
     if save_games is not None:
-        recorder = Recorder(env, seed, options=config, agents=seat_specs,
+        recorder = Recorder(env, seed, options=config, agents=seat_specs, deck=deck,
                             meta={"source": "agents.play", "person": me})
-    total = dict.fromkeys(env.possible_agents, 0.0)  # every seat's reward of the game
-    final: dict[str, tuple[dict, dict]] = {}  # every seat's last observation and info
-    raw = env.unwrapped
+    game = SeatedGame(env, me, others, env_name, recorder)
     say = lambda text="": print(text, file=out, flush=True)  # noqa: E731
     say(f"{env_name}: you are {me}. Type an action's name or number; '?' for the list, 'quit' to leave.")
-    result = None
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        total[agent] += reward
-        if term or trunc:
-            final[agent] = (obs, dict(info))
-            if agent == me:
-                result = info
-                say(raw.render_view(me))
-                say(f"Game over: your score {info.get('score')}, rank {info.get('rank')}, reward {total[me]:+.3f}")
-            env.step(None)
-            continue
-        if agent != me:
-            action = others[agent].act(obs, agent, env_name)
-            say(f"{agent}: {raw.action_to_string(action)}")
-            if recorder is not None:
-                recorder.add(action)
-            env.step(action)
-            continue
-        say()
-        say(raw.render_view(me))
-        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
-        names = {a: raw.action_to_string(a) for a in legal}
-        say("your actions: " + ", ".join(f"[{a}] {names[a]}" for a in legal))
+    while True:
+        for shown in game.advance():
+            say(shown.text)
+        if game.over:
+            break
         while True:
             try:
                 text = input_fn("> ").strip()
@@ -104,29 +86,24 @@ def play(
                 say("you left the game")
                 return None
             if text in ("?", "help", ""):
-                say("your actions: " + ", ".join(f"[{a}] {names[a]}" for a in legal))
+                say(game.actions_text())
                 continue
             try:
-                action = int(text) if text.lstrip("-").isdigit() else raw.string_to_action(text)
+                action = game.parse(text)
             except ValueError as e:
-                say(f"not an action: {e}")
+                say(str(e))
                 continue
-            if action not in names:
-                say(f"'{text}' is not legal now; legal: " + ", ".join(names.values()))
-                continue
-            if recorder is not None:
-                recorder.add(action)
-            env.step(action)
+            game.act(action)
             break
     for agent, player in others.items():  # the game is over: each seat's result to its player
-        obs, info = final[agent]
-        end_game(player, obs, total[agent], info)
+        obs, info = game.final[agent]
+        end_game(player, obs, game.total[agent], info)
     if recorder is not None:
         from card_envs.records import write
 
-        write(save_games, [recorder.finish(total)], append=True)
+        write(save_games, [recorder.finish(game.total)], append=True)
         say(f"game saved to {save_games} (python -m card_envs.records show {save_games} --game K)")
-    return result
+    return game.result
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -19,6 +19,8 @@ The rules object a game supplies (duck-typed) provides::
     .apply(state, action) -> list | None the score-mode rewards of this step (zero-sum) or None
     .scores(state), .ranks(state)        game points and competition ranks (1 = best)
     .action_to_string(state, action), .string_to_action(state, text)
+    .public_action(state, action) -> str what every seat sees of an action about to be applied:
+                                         its name, or for a hidden choice what the table saw
     .zones(state) -> dict[str, list[int]]   every card, each in exactly one zone (for tests)
     .resample_hidden(state, seat, rng) -> state   a copy with the cards ``seat`` cannot see
                                          reshuffled among their places (for leak tests)
@@ -204,9 +206,7 @@ class CardGameEnv(AECEnv):
             )
         state = self.game_state
         if self.render_mode == "rgb_array":  # the picture's "last action" line, as the table saw it
-            from card_envs.pictures import action_caption
-
-            self._last_action = (agent, action_caption(self, action))
+            self._last_action = (agent, self.rules.public_action(state, action))
         shaped = self.rules.apply(state, action)
         self._mask = None
         for a in self.rewards:
@@ -337,6 +337,13 @@ class CardGameEnv(AECEnv):
     def action_to_string(self, action: int) -> str:
         """The action's name in the current phase, e.g. ``"replace 4"`` or ``"play 2x9"``."""
         return self._name(self._check_range(action))
+
+    def public_action_to_string(self, action: int) -> str:
+        """What every seat sees of ``action``, about to be applied by the agent to act: its name
+        (:meth:`action_to_string`) where the action is made in the open, or, for a hidden choice
+        (a Collector or Hot commitment, a Fiddlesticks swap pick), what the table saw instead
+        (``"commits"``). Anything shown to a seat other than the actor uses this."""
+        return self.rules.public_action(self.game_state, self._check_range(action))
 
     def string_to_action(self, text: str) -> int:
         """The action index of a name (as :meth:`action_to_string` spells it) in the current phase."""

@@ -378,13 +378,9 @@ def _picture_module(env_module: str):
 
 
 def action_caption(env: Any, action: int) -> str:
-    """How the table saw ``action``, about to be applied: its name, or, where the game's picture
-    module says the action is hidden (``public_action(rules, state, action, name)``: a hidden
-    commitment, a swap pick), what everybody saw instead ("commits", "picks a card")."""
-    module = picture_module(env)
-    name = env.rules.action_to_string(env.game_state, int(action))
-    public = getattr(module, "public_action", None)
-    return name if public is None else public(env.rules, env.game_state, int(action), name)
+    """How the table saw ``action``, about to be applied: the rules' ``public_action`` (its name,
+    or for a hidden choice what everybody saw instead, "commits", "picks a card")."""
+    return env.rules.public_action(env.game_state, int(action))
 
 
 def render_picture(env: Any, agent: str | None = None) -> np.ndarray:

@@ -624,13 +624,12 @@ def _spectator_text(raw: Any) -> str:
 
 
 def _as_seen(raw: Any, view: str, seat: str | None, actor: str, action: int, name: str) -> str:
-    """An action about to be applied, as the viewer saw it: its name, unless it is hidden from
-    the viewer (another seat's hidden commitment), then what the table saw instead."""
+    """An action about to be applied, as the viewer saw it: its name where the viewer is the actor
+    (or sees everything), else what every seat saw (the rules' ``public_action``: another seat's
+    hidden commitment is only "commits")."""
     if view == "full" or (view == "seat" and actor == seat):
         return name
-    from card_envs import pictures as P
-
-    return P.action_caption(raw, action)
+    return raw.public_action_to_string(action)
 
 
 def screens(line: str | Mapping[str, Any], view: str = "spectator", seat: str | None = None) -> list[str]:
@@ -648,7 +647,9 @@ def screens(line: str | Mapping[str, Any], view: str = "spectator", seat: str | 
     who = {"spectator": "as a spectator sees it (no hidden card)",
            "seat": f"as {seat} sees it",
            "full": "FULL STATE: every card shown, hidden ones included"}[view]
-    header = f"{rec['env']} {rec['options']} seed {rec['seed']}, {who}"
+    # the seed decides every hidden card: only the full view, which shows them anyway, names it
+    seed = f" seed {rec['seed']}" if view == "full" else ""
+    header = f"{rec['env']} {rec['options']}{seed}, {who}"
     actions = rec["actions"]
     n = len(actions)
     out, seen = [], []
@@ -660,7 +661,8 @@ def screens(line: str | Mapping[str, Any], view: str = "spectator", seat: str | 
             text = raw.render_view(seat)
         else:
             text = _spectator_text(raw)
-        lines = [f"{header} -- step {k}/{n}"]
+        # how long the game lasts depends on hidden cards: only the full view says it at every step
+        lines = [f"{header} -- step {k}" + (f"/{n}" if view == "full" else "")]
         lines.append("the deal, no action yet" if k == 0 else f"action {k - 1}: {actions[k - 1][0]}: {seen[k - 1]}")
         lines.append(text)
         if k == n:

@@ -429,6 +429,12 @@ class SetRules:
     def action_to_string(self, s: Any, action: int) -> str:
         return self._names[int(action)]
 
+    def public_action(self, s: Any, action: int) -> str:
+        """What every seat sees of ``action``, about to be applied in ``s``: every action is a
+        hidden commitment, so only that the seat committed. What it committed shows when the
+        phase's commitments are revealed together (the played cards; the takes and draws)."""
+        return "commits"
+
     def string_to_action(self, s: Any, text: str) -> int:
         key = " ".join(str(text).lower().split())
         if key in self._lookup:

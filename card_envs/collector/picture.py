@@ -6,7 +6,8 @@ taken from the table or seen drawn, face up; the rest as backs; the whole hand f
 seat's own picture, and every hand once laid down), the card it revealed this round, whether it
 has committed (never what), its place. Hot adds the game totals, the dealer and the last deal's
 points. The views hold ranks only (suits never matter), so cards show their rank. Every action is
-a hidden commitment: the picture's last action says only that the seat committed.
+a hidden commitment: the picture's last action says only that the seat committed (the rules'
+``public_action``).
 """
 
 from __future__ import annotations
@@ -17,11 +18,6 @@ from card_envs.collector.view import view
 
 HAND_SLOTS = 10  # a longer hand fans out
 STOCK_SLOTS = 6
-
-
-def public_action(rules, state, action: int, name: str) -> str:
-    """Commitments are hidden until everyone has committed; then the revealed cards show."""
-    return "commits"
 
 
 def scene(rules, state, observer: int, private: bool, hot: bool = False) -> P.Table:

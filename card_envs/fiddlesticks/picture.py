@@ -11,15 +11,10 @@ commitment: the picture's last action then says only that a card was picked.
 from __future__ import annotations
 
 from card_envs import pictures as P
-from card_envs.fiddlesticks.rules import NUM_SLOTS, RANK_NAMES, SWAP
+from card_envs.fiddlesticks.rules import NUM_SLOTS, RANK_NAMES
 from card_envs.fiddlesticks.view import view
 
 HAND_SLOTS = 9  # a longer hand fans out
-
-
-def public_action(rules, state, action: int, name: str) -> str:
-    """A SWAP pick is hidden (only the count of picks is public); every play is public."""
-    return "picks a card (swap)" if state.phase == SWAP else name
 
 
 def _counts_text(counts) -> str:

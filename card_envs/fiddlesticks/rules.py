@@ -499,6 +499,15 @@ class FiddlesticksRules:
             return f"blind {action - self.blind_base}"
         return "pick up"
 
+    def public_action(self, s: FiddlesticksState | None, action: int) -> str:
+        """What every seat sees of ``action``, about to be applied in ``s``. A SWAP pick is part of
+        a hidden commitment: the table sees only that a card was picked (which cards ended face up
+        shows once every player has finished the SWAP phase). Every other action is made in the
+        open: its name."""
+        if s is not None and s.phase == SWAP:
+            return "picks a card (swap)"
+        return self.action_to_string(s, action)
+
     def string_to_action(self, s: FiddlesticksState | None, text: str) -> int:
         t = " ".join(text.strip().lower().replace("_", " ").split())
         if t in ("pick up", "pickup"):

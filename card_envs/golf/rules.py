@@ -373,6 +373,11 @@ class GolfRules:
             return f"replace {action}"
         return ("draw stock", "take discard", "discard drawn", "no flip")[action - NUM_SLOTS]
 
+    def public_action(self, s: GolfState | None, action: int) -> str:
+        """What every seat sees of ``action``, about to be applied in ``s``: every Golf action is made in the open (which slot is replaced or turned, which pile is drawn from), so its
+        name."""
+        return self.action_to_string(s, action)
+
     def string_to_action(self, s: GolfState | None, text: str) -> int:
         t = " ".join(text.strip().lower().replace("_", " ").split())
         fixed = {"draw stock": DRAW_STOCK, "take discard": TAKE_DISCARD, "discard drawn": DISCARD_DRAWN, "no flip": NO_FLIP}

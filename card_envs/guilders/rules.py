@@ -438,6 +438,11 @@ class GuildersRules:
             raise ValueError(f"action {action!r} is not in 0..{NUM_ACTIONS - 1}")
         return ACTION_NAMES[int(action)]
 
+    def public_action(self, s: GuildersState | None, action: int) -> str:
+        """What every seat sees of ``action``, about to be applied in ``s``: every Guilders call is said aloud before the card is drawn, so its
+        name."""
+        return self.action_to_string(s, action)
+
     def string_to_action(self, s: GuildersState | None, text: str) -> int:
         return parse_action(text)
 

@@ -471,6 +471,11 @@ class GuillotineRules:
             return "choose " + CONTRACT_NAMES[action - CHOOSE_BASE]
         return "stop" if s is not None and s.phase == BONUS else "pass"
 
+    def public_action(self, s: GuillotineState | None, action: int) -> str:
+        """What every seat sees of ``action``, about to be applied in ``s``: every Guillotine action is made in the open (a card played to the table, a contract announced, a pass or stop), so its
+        name."""
+        return self.action_to_string(s, action)
+
     def string_to_action(self, s: GuillotineState | None, text: str) -> int:
         t = " ".join(text.strip().lower().replace("_", " ").split())
         if t in ("pass", "stop"):

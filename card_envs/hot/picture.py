@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from card_envs import pictures as P
 from card_envs.collector import picture as _shared
-from card_envs.collector.picture import public_action  # noqa: F401  every action is a commitment
 
 
 def scene(rules, state, observer: int, private: bool) -> P.Table:
