@@ -48,6 +48,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from card_envs import cards
+from card_envs.checks import action_index, check_reset_options, check_seed
 from card_envs.scoring import rank_rewards
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
@@ -160,13 +161,11 @@ class CardGameEnv(AECEnv):
 
     # ------------------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        seed = check_seed(seed)
+        options = check_reset_options(options, RESET_OPTIONS, self.metadata["name"])
         deck = None
-        if options:
-            unknown = sorted(set(options) - set(RESET_OPTIONS))
-            if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
-                warnings.warn(f"ignoring unknown reset option(s) {unknown}; card_envs knows {list(RESET_OPTIONS)}")
-            if options.get("deck") is not None:
-                deck = cards.check_stacked_deck(options["deck"], self.rules.deck(), self.metadata["name"])
+        if options.get("deck") is not None:
+            deck = cards.check_stacked_deck(options["deck"], self.rules.deck(), self.metadata["name"])
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         elif self._rng is None:
@@ -254,14 +253,9 @@ class CardGameEnv(AECEnv):
 
     def _check_range(self, action: Any) -> int:
         n = self.rules.num_actions
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-            a = int(action)
-            if 0 <= a < n:
-                return a
-        elif isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-            a = int(action)
-            if 0 <= a < n:
-                return a
+        a = action_index(action)
+        if a is not None and 0 <= a < n:
+            return a
         raise ActionOutOfRangeError(
             f"action {action!r} is not in the action space: an int in 0..{n - 1} (or None once the agent is done)"
         )
@@ -323,7 +317,14 @@ class CardGameEnv(AECEnv):
         """
         if self.game_state is None:
             raise ResetNeededError("reset() needs to be called before state.")
-        return self._state_codec.encode(self.game_state)
+        x = self._state_codec.encode(self.game_state)
+        if self._done and not (self.game_state.terminated or self.game_state.truncated):
+            # env() ended the game on an illegal action: the rules' state never ended, the env did
+            # (every agent terminated and truncated, as TerminateIllegalWrapper leaves them)
+            sl = self.state_layout.slices
+            x[sl["to_act"]] = 0.0
+            x[sl["ended"]] = (float(any(self.terminations.values())), float(any(self.truncations.values())))
+        return x
 
     def decode_state(self, vector: np.ndarray) -> dict[str, list[int]]:
         """The card census a state vector encodes, zone by zone as ``rules.zones`` names them

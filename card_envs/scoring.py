@@ -1,4 +1,4 @@
-"""Rankings and the rank-based zero-sum rewards every game shares (see DESIGN.md).
+"""Rankings and the rank-based zero-sum rewards every game shares.
 
 Pure Python: the rules modules use this without PettingZoo.
 """
@@ -30,20 +30,27 @@ def ranks_from_order(groups: Sequence[Sequence[int]], num_players: int) -> list[
     return ranks
 
 
-def rank_rewards(ranks: Sequence[int]) -> list[float]:
-    """Terminal zero-sum rewards from competition ranks.
+def rank_reward(rank: int, tied: int, num_players: int) -> float:
+    """The terminal reward of a seat of competition rank ``rank`` tied with ``tied`` seats (itself
+    included) among ``num_players``.
 
-    Places are worth +1 (first) down to -1 (last) in equal steps; tied players share the
-    average of the places they occupy. 4 players with one winner: +1, -1/3, -1/3, -1/3.
-    With one player the only place is worth 0.
+    Places are worth +1 (first) down to -1 (last) in equal steps, ``(n - 1 - 2p) / (n - 1)`` for
+    place index ``p``; tied seats share the average of the places they occupy. That average is
+    the rational ``(n + 2 - 2 * rank - tied) / (n - 1)``, computed here as one division of two
+    integers, so the float is the exact value rounded once: a full tie pays exactly 0.0, tied
+    seats get identical floats, and ranks symmetric under reversal pay exact negations (their
+    rewards sum to exactly 0.0). One player alone gets 0.0.
+    """
+    if num_players == 1:
+        return 0.0
+    return (num_players + 2 - 2 * rank - tied) / (num_players - 1)
+
+
+def rank_rewards(ranks: Sequence[int]) -> list[float]:
+    """Terminal zero-sum rewards from competition ranks (:func:`rank_reward` for each seat).
+
+    4 players with one winner: +1, -1/3, -1/3, -1/3; ranks ``[1, 1, 3, 3]``: +2/3, +2/3, -2/3,
+    -2/3; everyone tied: 0.0 for all.
     """
     n = len(ranks)
-    if n == 1:
-        return [0.0]
-    worth = [1.0 - 2.0 * p / (n - 1) for p in range(n)]  # place index 0..n-1
-    out = []
-    for r in ranks:
-        tied = sum(1 for q in ranks if q == r)
-        places = worth[r - 1 : r - 1 + tied]
-        out.append(sum(places) / tied)
-    return out
+    return [rank_reward(int(r), sum(1 for q in ranks if q == r), n) for r in ranks]

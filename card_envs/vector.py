@@ -100,6 +100,8 @@ except ImportError as exc:  # pragma: no cover - exercised by tests that hide nu
 
 from gymnasium.vector import AutoresetMode
 
+from card_envs.checks import check_reset_options, check_seed
+
 # ------------------------------------------------------------------------ per-row randomness
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -139,21 +141,19 @@ def shuffle(rng, g, a, length):
 
 @njit(cache=True, inline="always")
 def rank_reward(ranks, g, p):
-    """Seat p's terminal zero-sum reward in game g from the competition ranks ``ranks[g]``
-    (``card_envs.scoring.rank_rewards``): places are worth +1 (first) down to -1 (last) in equal
-    steps, tied seats share the average of the places they occupy; one player alone gets 0."""
+    """Seat p's terminal zero-sum reward in game g from the competition ranks ``ranks[g]``, as
+    ``card_envs.scoring.rank_reward`` computes it: ``(n + 2 - 2 * rank - tied) / (n - 1)``, one
+    division of two integers (the exact average of the places the tied seats occupy, rounded
+    once); one player alone gets 0."""
     n = ranks.shape[1]
     if n == 1:
         return 0.0
-    r = ranks[g, p]
+    r = np.int64(ranks[g, p])
     tied = 0
     for q in range(n):
         if ranks[g, q] == r:
             tied += 1
-    total = 0.0
-    for place in range(r - 1, r - 1 + tied):
-        total += 1.0 - 2.0 * place / (n - 1)
-    return total / tied
+    return np.float64(n + 2 - 2 * r - tied) / np.float64(n - 1)
 
 
 @njit(cache=True, inline="always")
@@ -358,16 +358,12 @@ class VectorEnv:
         """New games in every row. ``seed`` makes the whole batch reproducible bit for bit;
         ``options={"decks": [...]}`` deals game i from stacked deck i (top card first, as
         ``raw_env().reset(options={"deck": ...})``); later games shuffle with each row's rng."""
+        seed = check_seed(seed)
+        options = check_reset_options(options, ("decks",), "vector_env")
         decks = None
-        if options:
-            unknown = sorted(set(options) - {"decks"})
-            if unknown:
-                raise ValueError(f"unknown reset option(s) {unknown}; vector_env knows ['decks']")
-            if options.get("decks") is not None:
-                decks = self._check_decks(options["decks"])
+        if options.get("decks") is not None:
+            decks = self._check_decks(options["decks"])
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
             seeds = np.random.SeedSequence(int(seed)).generate_state(2 * self.num_envs, dtype=np.uint64)
         elif not self._ready:
             seeds = np.random.SeedSequence().generate_state(2 * self.num_envs, dtype=np.uint64)

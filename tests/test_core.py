@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import card_envs
 from card_envs import cards
 from card_envs.encoding import Layout
 from card_envs.options import check_choice, check_int, check_seat_or_random
@@ -71,6 +72,71 @@ def test_rank_rewards_are_zero_sum_from_plus_one_to_minus_one_with_ties_sharing_
     assert rank_rewards([1]) == [0.0]
     for ranks in ([1, 2], [2, 1, 2], [1, 2, 2, 4, 5]):
         assert sum(rank_rewards(ranks)) == pytest.approx(0)
+
+
+def _rank_patterns(n: int):
+    """Every competition-rank pattern of n seats (from every weak order of their scores)."""
+    import itertools
+
+    seen = set()
+    for values in itertools.product(range(n), repeat=n):
+        ranks = tuple(competition_ranks(values, lower_is_better=True))
+        if ranks not in seen:
+            seen.add(ranks)
+            yield list(ranks)
+
+
+@pytest.mark.parametrize("n", range(1, 7))
+def test_rank_rewards_are_the_exact_rationals_rounded_once(n):
+    """Every rank pattern of up to 6 seats: each reward is the exact average of the places its
+    tied seats occupy, rounded once; a full tie pays exactly 0.0; tied seats get identical floats;
+    a pattern symmetric under reversal pays exact negations, so its rewards sum to exactly 0.0."""
+    import math
+    from fractions import Fraction
+
+    for ranks in _rank_patterns(n):
+        rewards = rank_rewards(ranks)
+        for r, got in zip(ranks, rewards):
+            tied = ranks.count(r)
+            places = [Fraction(n - 1 - 2 * p, n - 1) if n > 1 else Fraction(0) for p in range(r - 1, r - 1 + tied)]
+            assert got == float(sum(places) / tied), (ranks, got)
+        if len(set(ranks)) == 1:
+            assert rewards == [0.0] * n
+        reversed_ranks = sorted(competition_ranks([-x for x in ranks], lower_is_better=True))
+        if sorted(ranks) == reversed_ranks:  # symmetric under reversal: exactly zero-sum
+            by_place = sorted(rewards)
+            assert by_place == [-x for x in reversed(by_place)], ranks
+            assert math.fsum(rewards) == 0.0, ranks
+
+
+@pytest.mark.parametrize("n", range(1, 7))
+def test_the_batched_engine_pays_the_same_rank_rewards_bit_for_bit(n):
+    pytest.importorskip("numba")
+    from card_envs.vector import add_rank_rewards
+
+    patterns = list(_rank_patterns(n))
+    ranks = np.array(patterns, dtype=np.int8)
+    rewards = np.zeros(ranks.shape, dtype=np.float32)
+    for g in range(len(patterns)):
+        add_rank_rewards(ranks, rewards, g)
+    expected = np.array([rank_rewards(p) for p in patterns], dtype=np.float64).astype(np.float32)
+    assert rewards.tobytes() == expected.tobytes()
+
+
+def test_a_four_player_draw_pays_exactly_zero():
+    """A 4-player Collector game cut off at its round limit with every seat tied."""
+    env = card_envs.collector_v0.env(num_players=4, max_rounds=1)
+    for seed in range(40):
+        env.reset(seed=seed)
+        total = dict.fromkeys(env.possible_agents, 0.0)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            total[agent] += reward
+            env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+        if len({r for r in total.values()}) == 1:
+            assert list(total.values()) == [0.0] * 4
+            return
+    pytest.fail("no 4-way tie in 40 games: the test proves nothing")
 
 
 def test_option_checks_name_the_option_and_the_allowed_values():

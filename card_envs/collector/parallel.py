@@ -27,6 +27,8 @@ game exactly as the original would.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from typing import Any
 
 import numpy as np
@@ -100,6 +102,12 @@ class CommitParallelEnv(ParallelEnv):
             raise ValueError("the game is over: call reset()")
         state = aec.game_state
         rules = aec.rules
+        if not isinstance(actions, Mapping):
+            raise ValueError(f"actions must be a dict of agent -> action, got {type(actions).__name__}")
+        unknown = [a for a in actions if a not in self.possible_agents]
+        if unknown:
+            raise ValueError(f"unknown agent{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} in "
+                             f"actions; agents: {', '.join(self.possible_agents)}")
         actors = rules.phase_actors(state)
         chosen = []
         for seat in actors:  # check every action before applying any

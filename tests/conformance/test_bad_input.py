@@ -74,3 +74,91 @@ def test_action_names_round_trip(module, config):
         env.step(int(rng.choice(np.flatnonzero(mask))))
     with pytest.raises(ValueError):
         env.string_to_action("definitely not an action")
+
+
+# ------------------------------------------------------------- every argument a person can get wrong
+import warnings  # noqa: E402
+
+import card_envs  # noqa: E402
+from tests.conformance.cases import FIRST_CASES  # noqa: E402
+
+
+def _interfaces(module, config):
+    """Every interface of the game that resets: env(), raw_env(), parallel_env() where the game
+    has one, and vector_env where numba is installed."""
+    yield "env", module.env(**config)
+    yield "raw_env", module.raw_env(**config)
+    if hasattr(module, "parallel_env"):
+        yield "parallel_env", module.parallel_env(**config)
+    try:
+        yield "vector_env", module.vector_env(2, **config)
+    except ImportError:
+        pass
+
+
+@pytest.mark.parametrize("module, config", FIRST_CASES)
+def test_bad_seeds_and_options_are_value_errors_naming_the_argument(module, config):
+    for where, env in _interfaces(module, config):
+        for seed in ("abc", 1.5, -1, True, [3]):
+            with pytest.raises(ValueError, match=r"seed must be None or an int >= 0"):
+                env.reset(seed=seed)
+        for options in ("deck", ["deck"], 3):
+            with pytest.raises(ValueError, match=r"options must be None or a dict of reset options"):
+                env.reset(seed=1, options=options)
+        env.reset(seed=np.int64(3))  # any integer operator.index accepts
+        with pytest.warns(UserWarning, match=r"ignoring unknown reset option\(s\) \['options'\]"):
+            env.reset(seed=0, options={"options": 1})  # what PettingZoo's API tests pass: one policy everywhere
+
+
+@pytest.mark.parametrize("module, config", FIRST_CASES)
+def test_any_integer_scalar_is_an_action(module, config):
+    torch = pytest.importorskip("torch")
+    for make in (module.env, module.raw_env):
+        env = make(**config)
+        env.reset(seed=2)
+        legal = int(np.flatnonzero(env.action_mask())[-1])
+        stepped = make(**config)
+        stepped.reset(seed=2)
+        stepped.step(legal)
+        for action in (np.int32(legal), np.array(legal), torch.tensor(legal)):
+            twin = make(**config)
+            twin.reset(seed=2)
+            twin.step(action)
+            assert twin.unwrapped.state().tobytes() == stepped.unwrapped.state().tobytes()
+        for bad in (float(legal), True, np.array([legal]), torch.tensor(float(legal))):
+            with pytest.raises(ValueError, match="is not in the action space"):
+                env.step(bad)
+
+
+@pytest.mark.parametrize("module, config", FIRST_CASES)
+def test_state_shows_the_end_of_a_game_an_illegal_action_ended(module, config):
+    env = module.env(**config)
+    env.reset(seed=6)
+    layout = env.unwrapped.state_layout
+    illegal = int(np.flatnonzero(env.action_mask() == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(illegal)
+    assert all(env.terminations.values())
+    parts = layout.split(env.unwrapped.state())
+    assert parts["ended"].tolist() == [1.0, 1.0], "every agent is terminated and truncated, as the wrapper leaves them"
+    assert not parts["to_act"].any(), "nobody is to act once the game is over"
+
+
+@pytest.mark.parametrize("name", ["collector_v0", "hot_v0"])
+def test_the_parallel_api_names_bad_agents_and_shows_an_illegal_end_in_state(name):
+    module = card_envs.ENVIRONMENTS[name]
+    par = module.parallel_env()
+    obs, _ = par.reset(seed=3)
+    before = par.state().tobytes()
+    acts = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in obs.items()}
+    with pytest.raises(ValueError, match=r"unknown agent 'player_9' in actions"):
+        par.step({**acts, "player_9": 0})
+    assert par.state().tobytes() == before, "a refused step changes nothing"
+    illegal = {a: int(np.flatnonzero(o["action_mask"] == 0)[0]) for a, o in obs.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        par.step(illegal)
+    assert not par.agents
+    parts = par.state_layout.split(par.state())
+    assert parts["ended"].tolist() == [1.0, 1.0] and not parts["to_act"].any()
