@@ -39,7 +39,6 @@ the throughput of a small env; tests prove the native behaviour equals the wrapp
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Callable
 
 import numpy as np
