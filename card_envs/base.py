@@ -102,6 +102,7 @@ class CardGameEnv(AECEnv):
         self.game_state = None
         self._mask: np.ndarray | None = None  # legal mask of the current state, computed lazily
         self._done = False
+        self._illegal_end = False  # env() ended the game on an illegal action
         self._last_action: tuple[str, str] | None = None  # (agent, name), kept for rgb_array only
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -178,6 +179,7 @@ class CardGameEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._mask = None
         self._done = False
+        self._illegal_end = False
         self._skip_agent_selection = None
         self._last_action = None
         self.agent_selection = self.possible_agents[self.game_state.current_player]
@@ -249,6 +251,7 @@ class CardGameEnv(AECEnv):
         self._accumulate_rewards()
         self._deads_step_first()
         self._done = True
+        self._illegal_end = True
 
     def _check_range(self, action: Any) -> int:
         n = self.rules.num_actions
@@ -317,12 +320,12 @@ class CardGameEnv(AECEnv):
         if self.game_state is None:
             raise ResetNeededError("reset() needs to be called before state.")
         x = self._state_codec.encode(self.game_state)
-        if self._done and not (self.game_state.terminated or self.game_state.truncated):
+        if self._illegal_end:
             # env() ended the game on an illegal action: the rules' state never ended, the env did
             # (every agent terminated and truncated, as TerminateIllegalWrapper leaves them)
             sl = self.state_layout.slices
             x[sl["to_act"]] = 0.0
-            x[sl["ended"]] = (float(any(self.terminations.values())), float(any(self.truncations.values())))
+            x[sl["ended"]] = (1.0, 1.0)
         return x
 
     def decode_state(self, vector: np.ndarray) -> dict[str, list[int]]:
@@ -433,6 +436,7 @@ class CardGameEnv(AECEnv):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("_illegal_end", False)
 
     def __str__(self) -> str:
         return self.metadata["name"]

@@ -15,13 +15,31 @@ A record holds what it takes to play the game again: the environment and its opt
 (and the stacked deck, if one was used) given to ``reset``, and every action in order. Replaying
 builds ``env(**options)``, resets it the same way and applies the actions; the environment is
 deterministic (``reset(seed)`` then the same actions give the same trajectory), so every
-observation, mask, reward and info of the replay is the original's, byte for byte. The rest of
-the record is there to be checked: each action's name and actor, the end, the scores, ranks and
-rewards. A replay that disagrees with any of them stops at the first disagreement with a
-ValueError naming it (a record from another library version whose rules changed, a corrupted or
-edited line).
+observation, mask, reward and info of the replay is the original's, byte for byte.
 
-Format (``format_version`` 1), one JSON object per line, fields in this order:
+A record is what was played, or it is refused. Two things tie it to the game:
+
+- the **trace**: the full-information ``state()`` and the random generator's state after the
+  reset and after every action, hashed in order as the game is recorded (a running BLAKE2b digest: a short code per step, the whole
+  digest at the end). The replay recomputes it and stops at the first step whose state is not the
+  recorded one: a seed or a deck edited, an action swapped for another legal one, a record of
+  another library version whose rules changed;
+- the **checksum**: SHA-256 of every field but ``meta`` (free-form: edit it at will) and the
+  checksum itself, so an edit anywhere else is refused when the line is read, before any replay.
+  A line must also be exactly as the writer wrote it (compact JSON): a line that parses to the
+  same values but is spelled otherwise is refused too.
+
+The rest of the record is checked as well: each action's name and actor, the end, the scores,
+ranks and rewards, the agent specs (each one the library can parse, or null). Every refusal is a
+ValueError that names the first field or action where the line departs from the game; an edited
+line also says that its checksum does not match. :func:`parse` checks a line's form and checksum
+(what :func:`read` does for a file); :func:`check` and ``python -m card_envs.records check`` also
+replay it in full. A record written by another library version replays with a warning naming
+both versions (and, if its game no longer replays, the error names them too). Records of
+``format_version`` 1 (written before the trace and checksum) still read and replay, with a
+warning that only their actions and results can be checked.
+
+Format (``format_version`` 2), one JSON object per line, fields in this order:
 
 ==================  =====================  ====================================================
 field               type                   meaning
@@ -54,34 +72,49 @@ field               type                   meaning
 ``rewards``         list[float] or null    each seat's total reward of the game: the sum of
                                            every reward ``env.last()`` gave it; null when the
                                            writer did not count them
+``trace``           str                    4 hex digits per step (the reset, then each action):
+                                           the first digits of the running BLAKE2b-128 digest of
+                                           every ``state()`` (and generator state) so far
+``digest``          str                    the running digest after the last step, 32 hex digits
 ``meta``            object (optional)      anything the writer adds (``source``, ``deal``,
-                                           ``game``); never checked
+                                           ``game``); never checked, not in the checksum
+``checksum``        str                    SHA-256 (64 hex digits) of the line's other fields but
+                                           ``meta``, as compact JSON in this order
 ==================  =====================  ====================================================
 
 A line missing a field, holding an unknown one, a value of the wrong type, an unknown
 environment or format version is a ValueError naming the field; so is a replay that does not
-match (see :func:`replay`). The writers (:func:`record`, ``training.evaluate --save-games``,
+match (see :func:`steps`). The writers (:func:`record`, ``training.evaluate --save-games``,
 ``agents.play --save-games``) all go through :class:`Recorder`, so there is one format writer.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import pickle
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TextIO
 
 import numpy as np
 
 FORMAT = "card_envs.records"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: the format versions this library reads (1: no trace, digest or checksum)
+READ_VERSIONS = (1, 2)
 ENDS = ("terminated", "truncated", "illegal")
-FIELDS = ("format", "format_version", "library_version", "env", "options", "seed", "deck", "agents",
-          "actions", "end", "scores", "ranks", "rewards")
+FIELDS_V1 = ("format", "format_version", "library_version", "env", "options", "seed", "deck", "agents",
+             "actions", "end", "scores", "ranks", "rewards")
+#: the fields the checksum seals, in the line's order; ``meta`` and ``checksum`` follow them
+FIELDS = FIELDS_V1 + ("trace", "digest")
 OPTIONAL_FIELDS = ("meta",)
+SEAL = "checksum"
+#: hex digits of the running digest kept per step in ``trace``
+TRACE_DIGITS = 4
 
 
 # -------------------------------------------------------------------------------- helpers
@@ -174,6 +207,41 @@ def _num_players(rec: Mapping[str, Any]) -> int:
     return int(_table(rec["env"], rec["options"]).num_players)
 
 
+# ---------------------------------------------------------------------- trace and checksum
+class Trace:
+    """The running digest of a game: ``state()`` and the random generator's state after the reset
+    and after every action, hashed in order (BLAKE2b, 16 bytes). :attr:`codes` keeps
+    :data:`TRACE_DIGITS` hex digits per step."""
+
+    def __init__(self):
+        self._hash = hashlib.blake2b(b"card_envs.records trace", digest_size=16)
+        self.codes: list[str] = []
+
+    def add(self, raw: Any) -> str:
+        """Hash the next step of the unwrapped env ``raw``: its ``state()`` and its random
+        generator's state (with the state, everything that decides what happens next); its code."""
+        self._hash.update(raw.state().tobytes())
+        self._hash.update(repr(raw._rng.bit_generator.state).encode("ascii"))
+        code = self._hash.hexdigest()[:TRACE_DIGITS]
+        self.codes.append(code)
+        return code
+
+    @property
+    def digest(self) -> str:
+        return self._hash.hexdigest()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.codes)
+
+
+def checksum(rec: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of a record's sealed fields (every field but ``meta`` and ``checksum``), as
+    compact JSON in the format's order."""
+    sealed = {k: rec[k] for k in FIELDS}
+    return hashlib.sha256(_dumps(sealed).encode("utf-8")).hexdigest()
+
+
 # -------------------------------------------------------------------------------- writing
 class Recorder:
     """Writes the record of one game while a loop plays it: the one writer of the format.
@@ -221,7 +289,7 @@ class Recorder:
             agents = list(agents)
             if len(agents) != n or any(a is not None and not isinstance(a, str) for a in agents):
                 raise ValueError(f"agents must be {n} specs (str, or None where unknown), one per seat, got {agents!r}")
-        self.record: dict[str, Any] = {
+        self.record: dict[str, Any] = {  # the sealed fields but the trace; finish() completes it
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "library_version": _library_version(),
@@ -236,14 +304,17 @@ class Recorder:
             "ranks": None,
             "rewards": None,
         }
-        if meta:
-            self.record["meta"] = _plain(dict(meta))
-        _dumps(self.record)  # options or meta that JSON cannot hold fail now, not after the game
+        self.meta = _plain(dict(meta)) if meta else None
+        _dumps([self.record, self.meta])  # options or meta that JSON cannot hold fail now, not after the game
         self._actions = self.record["actions"]
+        self._trace = Trace()
+        self._trace.add(raw)  # the deal
 
     def add(self, action: int) -> None:
         """Note the action the agent to act (``env.agent_selection``) is about to take."""
         action = int(action)
+        if self._actions:  # the state the previous action left
+            self._trace.add(self.raw)
         self._actions.append([self.env.agent_selection, action, self.raw.action_to_string(action)])
 
     def finish(self, rewards: Mapping[str, float] | Sequence[float] | None = None) -> dict[str, Any]:
@@ -270,7 +341,16 @@ class Recorder:
             if len(values) != len(agents):
                 raise ValueError(f"rewards must give each of the {len(agents)} seats its total, got {len(values)}")
             rec["rewards"] = [float(r) for r in values]
-        return dict(rec)
+        trace = Trace.__new__(Trace)  # the running digest so far, plus the last action's state
+        trace._hash, trace.codes = self._trace._hash.copy(), list(self._trace.codes)
+        if self._actions:
+            trace.add(raw)
+        out = {k: rec[k] for k in FIELDS_V1}
+        out["trace"], out["digest"] = trace.text, trace.digest
+        if self.meta is not None:
+            out["meta"] = self.meta
+        out[SEAL] = checksum(out)
+        return out
 
 
 def _seat_players(agents: Any, n: int, seed: int) -> tuple[list[Any], list[str | None]]:
@@ -342,8 +422,9 @@ def record(env_name: str, agents: Any, config: Mapping[str, Any] | None = None, 
 
 
 def dumps(rec: Mapping[str, Any]) -> str:
-    """One record as its JSON line (no newline); checked first, so a bad record is never written."""
-    return _dumps(check(rec))
+    """One record as its JSON line (no newline); its form and checksum checked first
+    (:func:`parse`), so an edited or bad record is never written."""
+    return _dumps(parse(rec))
 
 
 def write(path: str | os.PathLike, recs: Iterable[Mapping[str, Any]], append: bool = False) -> Path:
@@ -374,11 +455,47 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
+def parse(line: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
+    """The record a line (or a record dict) holds, its form and checksum checked: every field
+    present, of its type, the environment and the format version known, the options accepted by
+    the game, each agent spec one the library can parse, the line exactly as the writer wrote it
+    and its checksum matching its fields (only ``meta`` may be edited). A ValueError names the
+    first field that is wrong; for an edited line, it says so and replays the game to name the
+    first action or field where it departs. (:func:`check` replays every line in full.)"""
+    rec = _parse_form(line)
+    if rec["format_version"] >= 2 and rec[SEAL] != checksum(rec):
+        where = _departure(rec)
+        _fail(rec, "the line was edited after it was recorded: its checksum does not match its fields (only "
+                   "'meta' may be edited)" + (f"; replaying it: {where}" if where else
+                                             "; the game replays as recorded, so the edit is in a field the "
+                                             "replay cannot check (agents, library_version, or the checksum)"))
+    return rec
+
+
 def check(line: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
-    """The record a line (or a record dict) holds, its shape checked: every field present, of its
-    type, the environment and the format version known, the options accepted by the game. A
-    ValueError names the first field that is wrong. (The moves are checked by :func:`replay`.)"""
+    """The record a line (or a record dict) holds, checked in full: its form and checksum
+    (:func:`parse`), then a replay of the whole game (:func:`replay`: every action, every state
+    of the trace, the end, scores, ranks and rewards). The first disagreement is a ValueError."""
+    rec = parse(line)
+    replay(rec)
+    return rec
+
+
+def _departure(rec: dict[str, Any]) -> str | None:
+    """Where the game of an edited record departs from it: the replay's error, or None."""
+    try:
+        for _ in _replay_steps(rec, None, warn=False):
+            pass
+    except ValueError as e:
+        return str(e).split(": ", 1)[-1] if str(e).startswith("game record") else str(e)
+    return None
+
+
+def _parse_form(line: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`parse` but the checksum."""
+    text = None
     if isinstance(line, (str, bytes)):
+        text = line.decode("utf-8") if isinstance(line, bytes) else line
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as e:
@@ -390,17 +507,18 @@ def check(line: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
     if rec.get("format") != FORMAT:
         _fail(rec, f"field 'format' must be {FORMAT!r}, got {rec.get('format')!r} (is this a card_envs game record?)")
     version = rec.get("format_version")
-    if version != FORMAT_VERSION or not _is_int(version):
+    if version not in READ_VERSIONS or not _is_int(version):
         _fail(rec, f"format_version {version!r} is not supported: card_envs {_library_version()} reads "
-                   f"format_version {FORMAT_VERSION}")
-    missing = [f for f in FIELDS if f not in rec]
+                   f"format_version {', '.join(map(str, READ_VERSIONS))}")
+    fields = FIELDS_V1 if version == 1 else FIELDS + (SEAL,)
+    missing = [f for f in fields if f not in rec]
     if missing:
         _fail(rec, f"missing field{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}; "
-                   f"a record has {', '.join(FIELDS)} (and optionally meta)")
-    unknown = [f for f in rec if f not in FIELDS and f not in OPTIONAL_FIELDS]
+                   f"a record has {', '.join(fields)} (and optionally meta)")
+    unknown = [f for f in rec if f not in fields and f not in OPTIONAL_FIELDS]
     if unknown:
         _fail(rec, f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
-                   f"a record has {', '.join(FIELDS)} (and optionally meta, for anything else)")
+                   f"a record has {', '.join(fields)} (and optionally meta, for anything else)")
     if not isinstance(rec["library_version"], str):
         _fail(rec, f"field 'library_version' must be a str, got {rec['library_version']!r}")
     try:
@@ -424,6 +542,9 @@ def check(line: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
     if agents is not None and (not isinstance(agents, list) or len(agents) != n
                                or not all(a is None or isinstance(a, str) for a in agents)):
         _fail(rec, f"field 'agents' must be null or {n} agent specs (str or null), one per seat, got {agents!r}")
+    for seat, spec in enumerate(agents or []):
+        if spec is not None and (error := _spec_error(spec)):
+            _fail(rec, f"field 'agents': seat {seat}'s spec {spec!r} is not one the library can load: {error}")
     actions = rec["actions"]
     if not isinstance(actions, list):
         _fail(rec, f"field 'actions' must be a list, got {type(actions).__name__}")
@@ -439,19 +560,60 @@ def check(line: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
             _fail(rec, f"field {key!r} must be null or {n} {what}, one per seat, got {v!r}")
     if "meta" in rec and not isinstance(rec["meta"], Mapping):
         _fail(rec, f"field 'meta' must be an object, got {rec['meta']!r}")
+    if version == 1:
+        warnings.warn(f"a {rec['env']} record of format_version 1 has no trace or checksum: its replay checks "
+                      "the actions, the end and the results, not every state, and an edit that keeps them is not "
+                      "caught", stacklevel=3)
+        return dict(rec)
+    trace = rec["trace"]
+    if not (isinstance(trace, str) and len(trace) % TRACE_DIGITS == 0 and _is_hex(trace)):
+        _fail(rec, f"field 'trace' must be {TRACE_DIGITS} hex digits for the deal and for each action, "
+                   f"got {_short(trace)}")
+    if not (isinstance(rec["digest"], str) and len(rec["digest"]) == 32 and _is_hex(rec["digest"])):
+        _fail(rec, f"field 'digest' must be 32 hex digits, got {_short(rec['digest'])}")
+    if not (isinstance(rec[SEAL], str) and len(rec[SEAL]) == 64 and _is_hex(rec[SEAL])):
+        _fail(rec, f"field 'checksum' must be 64 hex digits (SHA-256), got {_short(rec[SEAL])}")
+    order = [k for k in rec if k != "meta"]
+    if order != list(FIELDS) + [SEAL] or (text is not None and _dumps(rec) != text.rstrip("\r\n")):
+        _fail(rec, "the line is not as the writer wrote it (compact JSON, the fields in the format's order): "
+                   "it was edited")
     return dict(rec)
 
 
+def _is_hex(text: str) -> bool:
+    return all(c in "0123456789abcdef" for c in text)
+
+
+def _short(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _spec_error(spec: str) -> str | None:
+    """Why ``spec`` is not an agent spec the library can parse (None: it is). Only the spec's
+    form is checked (no file is opened, no agent built)."""
+    try:
+        import agents  # the agents package parses specs; card_envs alone cannot
+    except ImportError:
+        return None
+    try:
+        agents.parse_spec(spec)
+    except ValueError as e:
+        return str(e)
+    return None
+
+
 def read(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """The records of a JSON Lines file, in order (blank lines skipped), each checked by
-    :func:`check`; a bad line is a ValueError naming the file and the line number."""
+    """The records of a JSON Lines file, in order (blank lines skipped), each line's form and
+    checksum checked by :func:`parse` (not replayed: :func:`check_file` replays them); a bad line
+    is a ValueError naming the file and the line number."""
     out = []
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
-                out.append(check(line))
+                out.append(parse(line))
             except ValueError as e:
                 raise ValueError(f"{path} line {number}: {e}") from e
     return out
@@ -464,14 +626,24 @@ def steps(line: str | Mapping[str, Any], render_mode: str | None = None) -> Iter
     each time, moved on between yields: copy what you keep. It is ``env(**options)`` of the
     record (``render_mode`` as given), so it behaves as the writer's did.
 
-    Each action is checked before it is applied: its actor is the agent to act, it is legal (the
-    last one may be illegal only in a record that says so, ``end == "illegal"``), its name is
-    the one ``action_to_string`` gives now. After the last action: the game is over, ended as
-    recorded, with the recorded scores, ranks and rewards. The first disagreement is a ValueError
-    naming the action (by its index in ``actions``) or the field, and what the replay found.
+    The line's form and checksum are checked first (:func:`parse`). The deal's state is checked
+    against the trace; each action is checked before it is applied (its actor is the agent to
+    act, it is legal — the last one may be illegal only in a record that says so, ``end ==
+    "illegal"`` — and its name is the one ``action_to_string`` gives now) and the state it leaves
+    after (the trace). After the last action: the game is over, ended as recorded, with the
+    recorded digest, scores, ranks and rewards. The first disagreement is a ValueError naming the
+    action (by its index in ``actions``) or the field, and what the replay found. A record of
+    another library version replays with a warning naming both versions.
     """
-    rec = check(line)
+    yield from _replay_steps(parse(line), render_mode, warn=True)
+
+
+def _replay_steps(rec: dict[str, Any], render_mode: str | None, warn: bool) -> Iterator[tuple[int, Any]]:
+    """:func:`steps` of a record whose form was checked (its checksum need not match)."""
     name = rec["env"]
+    if warn and rec["library_version"] != _library_version():
+        warnings.warn(f"this {name} record was written by card_envs {rec['library_version']}; this is card_envs "
+                      f"{_library_version()}: it replays only if {name}'s rules are the same", stacklevel=3)
     env = _new_env(name, rec["options"], render_mode)
     raw = env.unwrapped
     try:
@@ -482,8 +654,24 @@ def steps(line: str | Mapping[str, Any], render_mode: str | None = None) -> Iter
     n = len(actions)
     versions = ("" if rec["library_version"] == _library_version() else
                 f" (the record was written by card_envs {rec['library_version']}, this is {_library_version()})")
+    traced = rec["format_version"] >= 2
+    trace = Trace()
+    recorded = rec.get("trace", "")
+
+    def check_state(k: int) -> None:
+        code = trace.add(raw)
+        if not traced or code == recorded[TRACE_DIGITS * k:TRACE_DIGITS * (k + 1)]:
+            return
+        if k == 0:
+            _fail(rec, "the deal departs from the recorded game: the state after reset is not the one recorded "
+                       f"(field 'seed' or 'deck' is not the game's){versions}")
+        actor, action, text = actions[k - 1]
+        _fail(rec, f"action {k - 1} ({actor}: {action} {text!r}): the state after it departs from the recorded "
+                   f"game (the trace differs from here){versions}")
+
     seats = raw.possible_agents
     total = dict.fromkeys(seats, 0.0)  # summed as a loop over env.last() sums them
+    check_state(0)
     yield 0, env
     k = 0
     while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
@@ -506,6 +694,7 @@ def steps(line: str | Mapping[str, Any], render_mode: str | None = None) -> Iter
                        + ", ".join(raw.legal_action_names()) + versions)
         env.step(action)
         k += 1
+        check_state(k)
         yield k, env
     if k < n:
         _fail(rec, f"the game is over after {k} actions, but the record has {n}{versions}")
@@ -527,6 +716,12 @@ def steps(line: str | Mapping[str, Any], render_mode: str | None = None) -> Iter
         got = [float(total[a]) for a in seats]
         if got != [float(r) for r in rec["rewards"]]:
             _fail(rec, f"field 'rewards': the replay gives {got}, the record says {rec['rewards']}{versions}")
+    if traced and len(recorded) != TRACE_DIGITS * (n + 1):
+        _fail(rec, f"field 'trace': {len(recorded) // TRACE_DIGITS} steps recorded, the game has {n + 1} "
+                   f"(the deal and {n} actions)")
+    if traced and trace.digest != rec["digest"]:
+        _fail(rec, f"field 'digest': the replayed game's digest is {trace.digest}, the record says "
+                   f"{rec['digest']}{versions}")
 
 
 def replay(line: str | Mapping[str, Any], step: int | None = None, render_mode: str | None = None):
@@ -538,12 +733,12 @@ def replay(line: str | Mapping[str, Any], step: int | None = None, render_mode: 
     ``0..len(actions)`` is a ValueError. The returned env is ``env(**options)``: call
     ``render_state()``, ``observe(agent)``, ``last()`` on it, or play on from an intermediate step.
     """
-    rec = check(line)
+    rec = parse(line)
     n = len(rec["actions"])
     if step is not None and (not _is_int(step) or not 0 <= step <= n):
         raise ValueError(f"step must be an int in 0..{n} (the record has {n} actions), got {step!r}")
     env = None
-    for k, env in steps(rec, render_mode):
+    for k, env in _replay_steps(rec, render_mode, warn=True):
         if step is not None and k == step and step < n:
             return env
     return env
@@ -555,7 +750,7 @@ def frames(line: str | Mapping[str, Any], seat: str | None = None, at: Iterable[
     spectator sees it (``env.render()`` in ``render_mode="rgb_array"``: what every seat sees), or
     as ``seat`` (``"player_0"``) sees it (``render_view(seat, mode="rgb_array")``). Every frame
     of a game has the same shape, so they make a video (``card_envs.pictures.save_video``)."""
-    rec = check(line)
+    rec = parse(line)
     n = len(rec["actions"])
     seats = [f"player_{i}" for i in range(_num_players(rec))]
     if seat is not None and seat not in seats:
@@ -638,7 +833,7 @@ def screens(line: str | Mapping[str, Any], view: str = "spectator", seat: str | 
     "seat"``: ``render_view(seat)``), or every card (``"full"``: ``render_state()``, hidden cards
     included, said in the first line). Each screen names the action just taken as that viewer saw
     it (another seat's hidden commitment is not named) and, at the end, the result."""
-    rec = check(line)
+    rec = parse(line)
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(VIEWS)}, got {view!r}")
     seats = [f"player_{i}" for i in range(_num_players(rec))]
@@ -721,20 +916,20 @@ def show(path: str | os.PathLike, game: int = 0, view: str = "spectator", seat: 
 
 
 def check_file(path: str | os.PathLike, out: TextIO | None = None) -> int:
-    """Replay every game of a records file in full; the first that does not match is a
-    ValueError naming its line. Returns the number of games."""
+    """:func:`check` every game of a records file (its form, its checksum and a full replay);
+    the first that does not match is a ValueError naming its line. Returns the number of games."""
     count = 0
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
-                replay(line)
+                check(line)
             except ValueError as e:
                 raise ValueError(f"{path} line {number}: {e}") from e
             count += 1
-    print(f"{path}: {count} game{'s' if count != 1 else ''} replayed, every action, end, score, rank and "
-          "reward as recorded", file=out or sys.stdout)
+    print(f"{path}: {count} game{'s' if count != 1 else ''} checked: each line as written, and replayed with "
+          "every action, state, end, score, rank and reward as recorded", file=out or sys.stdout)
     return count
 
 
@@ -755,7 +950,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     who.add_argument("--full", action="store_true", help="every card, hidden ones included")
     sh.add_argument("--step", type=int, default=0, help="start at this step (0 = the deal)")
     sh.add_argument("--all", action="store_true", help="print every step from --step to the end, no keys")
-    ck = sub.add_parser("check", help="replay every game of a file and check it matches its record")
+    ck = sub.add_parser("check", help="check every game of a file: each line as written (its checksum) and a "
+                                      "full replay matching it (every action, state and result)")
     ck.add_argument("file")
     args = ap.parse_args(argv)
     try:

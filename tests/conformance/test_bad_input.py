@@ -143,6 +143,11 @@ def test_state_shows_the_end_of_a_game_an_illegal_action_ended(module, config):
     parts = layout.split(env.unwrapped.state())
     assert parts["ended"].tolist() == [1.0, 1.0], "every agent is terminated and truncated, as the wrapper leaves them"
     assert not parts["to_act"].any(), "nobody is to act once the game is over"
+    for agent in env.agent_iter():  # the finished agents step out: the state still shows the end
+        env.step(None)
+    assert layout.split(env.unwrapped.state())["ended"].tolist() == [1.0, 1.0]
+    env.reset(seed=6)
+    assert layout.split(env.unwrapped.state())["ended"].tolist() == [0.0, 0.0], "a new game is not over"
 
 
 @pytest.mark.parametrize("name", ["collector_v0", "hot_v0"])
