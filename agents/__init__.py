@@ -50,11 +50,11 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from agents.base import Agent, RandomAgent, end_game, start_game, table_options
 
-__all__ = ["Agent", "RandomAgent", "end_game", "load", "parse_spec", "start_game", "table_options"]
+__all__ = ["Agent", "RandomAgent", "end_game", "load", "parse_spec", "split_specs", "start_game", "table_options"]
 
 FORMS = ("random", "heuristic", "ppo", "ppo:PATH", "rllib:PATH", "py:package.module:Class",
          "pimc[:KEY=VALUE,...]", "ismcts[:KEY=VALUE,...]")
@@ -97,6 +97,20 @@ def parse_spec(spec: str) -> tuple[str, str, frozenset[str]]:
     if "greedy" in flags and "sample" in flags:
         raise ValueError(f"agent spec {spec!r}: 'greedy' and 'sample' contradict each other; give one")
     return kind, arg, frozenset(flags)
+
+
+def split_specs(text: str | Sequence[str]) -> list[str]:
+    """A comma-separated list of agent specs, keeping each spec's own flags with it:
+    ``"heuristic,ppo,any_table,random"`` -> ``["heuristic", "ppo,any_table", "random"]``."""
+    parts = [p.strip() for p in (text.split(",") if isinstance(text, str) else
+                                 [q for t in text for q in str(t).split(",")]) if p.strip()]
+    out: list[str] = []
+    for p in parts:
+        if p in FLAGS and out:
+            out[-1] = f"{out[-1]},{p}"
+        else:
+            out.append(p)
+    return out
 
 
 def load(spec: str, seed: int | None = None) -> Agent:

@@ -107,9 +107,9 @@ def play(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line (training/cli.py's convention: ``golf`` or ``golf_v0``, ``--config``
+    """The command line (card_envs/cli.py's convention: ``golf`` or ``golf_v0``, ``--config``
     KEY=VALUE pairs or JSON files, ``--players``, user errors as one line and exit status 2)."""
-    from training import cli
+    from card_envs import cli
 
     ap = cli.Parser(prog="python -m agents.play", description=__doc__)
     cli.add_game_argument(ap)
@@ -126,9 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         game = cli.game_name(args.game)
         config = cli.with_players(cli.game_options(args.config), args.players, game)
         cli.check_game_options(game, config)
-        specs = cli.split_specs(args.opponents)
         import agents
 
+        specs = agents.split_specs(args.opponents)
         for spec in specs:  # a bad spec fails before the game starts
             agents.load(spec)
         play(game, specs, config, args.seat, args.seed, save_games=args.save_games)

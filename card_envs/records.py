@@ -97,6 +97,7 @@ import os
 import pickle
 import sys
 import warnings
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TextIO
 
@@ -364,10 +365,12 @@ def _seat_players(agents: Any, n: int, seed: int) -> tuple[list[Any], list[str |
     for k, a in enumerate(listed):
         if isinstance(a, str):
             if a not in loaded:  # the same spec listed twice is one agent, as in a tournament
-                import agents as agents_pkg
-
+                load = agents_hook("load")
+                if load is None:
+                    raise ValueError(f"seat {k}: the spec {a!r} needs the agents package (not installed); "
+                                     "pass an agent object instead")
                 child = int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
-                loaded[a] = agents_pkg.load(a, seed=child)
+                loaded[a] = load(a, seed=child)
             players.append(loaded[a])
             specs.append(a)
         elif callable(getattr(a, "act", None)):
@@ -592,14 +595,26 @@ def _short(x: Any) -> str:
 def _spec_error(spec: str) -> str | None:
     """Why ``spec`` is not an agent spec the library can parse (None: it is). Only the spec's
     form is checked (no file is opened, no agent built)."""
-    try:
-        import agents  # the agents package parses specs; card_envs alone cannot
-    except ImportError:
+    parse_spec = agents_hook("parse_spec")
+    if parse_spec is None:  # no agents package installed: the form cannot be checked
         return None
     try:
-        agents.parse_spec(spec)
+        parse_spec(spec)
     except ValueError as e:
         return str(e)
+    return None
+
+
+@lru_cache(maxsize=None)
+def agents_hook(name: str) -> Callable[..., Any] | None:
+    """The agents package's ``name`` (``load`` or ``parse_spec``), found through the
+    ``card_envs.agents`` entry points an installed distribution declares (this one's
+    ``pyproject.toml``), or None. card_envs itself never imports the agents package."""
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group="card_envs.agents"):
+        if point.name == name:
+            return point.load()
     return None
 
 

@@ -72,7 +72,7 @@ def pretrained_table() -> str:
 
 
 def main(argv=None) -> int:
-    from training import cli
+    from card_envs import cli
 
     ap = cli.Parser(prog="python -m training.baselines", description=__doc__)
     ap.add_argument("--agent", default="heuristic", help="the agent in one seat (an agent spec)")

@@ -1,7 +1,7 @@
 """The training configuration, shared by both backends: layers, overrides, resumes.
 
 ``training/configs/default.json`` < ``training/configs/<game>.json`` < ``--config`` (JSON files
-and ``KEY=VALUE`` pairs, training/cli.py's convention) < flags. A run folder's ``config.json``
+and ``KEY=VALUE`` pairs, card_envs/cli.py's convention) < flags. A run folder's ``config.json``
 holds the resolved configuration; a resumed run keeps it unless ``--override-config``.
 """
 
@@ -78,12 +78,12 @@ def _training_keys() -> list[str]:
 
 def config_overrides(env_name: str, config: str | Path | dict | Sequence[str]) -> dict:
     """A configuration to lay over the defaults, from a dict, a JSON file, or ``--config`` items
-    (JSON files and ``KEY=VALUE`` pairs, left to right; training.cli's convention). A key that is
+    (JSON files and ``KEY=VALUE`` pairs, left to right; card_envs.cli's convention). A key that is
     not a training key but is an option of the game goes into ``env_config``, so
     ``--config num_players=4`` means here what it means to ``training.evaluate``; dotted keys
     reach into sections (``ppo.learning_rate=0.001``); ``opponents=random,self`` is a list. A
     run's history (``runs``, ``sources``) and ``_doc`` descriptions are left behind."""
-    from training import cli
+    from card_envs import cli
 
     if isinstance(config, dict):
         layers = [("file", copy.deepcopy(config))]
@@ -134,7 +134,7 @@ def resume_config(run_dir: Path, cfg: dict, changes: dict, override: bool) -> tu
     """A resumed run's configuration: the run's own, with ``changes`` (from ``--config`` and
     flags) only when ``override`` (``--override-config``); otherwise changes are refused with
     the list of differences. Returns the configuration and the differences applied."""
-    from training.cli import UserError
+    from card_envs.cli import UserError
 
     history = {k: cfg[k] for k in HISTORY_KEYS if k in cfg}
     base = {k: v for k, v in cfg.items() if k not in HISTORY_KEYS}
@@ -235,7 +235,7 @@ def with_players(env_name: str, config: Any, players: int | None) -> Any:
     """``config`` with ``--players`` laid over it as ``env_config.num_players``."""
     if players is None:
         return config
-    from training import cli
+    from card_envs import cli
 
     cli.with_players({}, players, env_name)  # a game without the option says so
     if config is None:

@@ -85,7 +85,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from training.cli import UserError
+from card_envs.cli import UserError
 
 Z95 = 1.959963984540054
 BOOTSTRAP_RESAMPLES = 2000
@@ -692,7 +692,7 @@ def tournament(
     replayable record (``card_envs.records``) in ``.record``, the results unchanged."""
     import card_envs
 
-    from training.cli import check_game_options, game_name
+    from card_envs.cli import check_game_options, game_name
 
     env_name = game_name(env_name)
     if len(agents) < 1:
@@ -901,14 +901,14 @@ def _progress(total: int, desc: str):
 
 # ------------------------------------------------------------------------------------- CLI
 def parse_config(pairs: Sequence[str]) -> dict:
-    """``["num_players=4", "mode=single", "table.json"]`` -> game options (training.cli's rules)."""
-    from training.cli import game_options
+    """``["num_players=4", "mode=single", "table.json"]`` -> game options (card_envs.cli's rules)."""
+    from card_envs.cli import game_options
 
     return game_options(list(pairs))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from training import cli
+    from card_envs import cli
 
     ap = cli.Parser(prog="python -m training.evaluate", description=__doc__)
     cli.add_game_argument(ap)

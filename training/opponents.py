@@ -10,7 +10,7 @@ def parse_opponents(text: str | Sequence[str] | None) -> list[str] | None:
     """``"random,ppo:RUN,any_table,self"`` -> ``["random", "ppo:RUN,any_table", "self"]`` (a spec keeps its flags)."""
     if text is None or isinstance(text, list):
         return text
-    from training.cli import split_specs
+    from agents import split_specs
 
     return split_specs(str(text))
 

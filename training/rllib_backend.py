@@ -848,7 +848,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from training import cli
+    from card_envs import cli
 
     ap = cli.Parser(prog="python -m training.rllib_backend", description=__doc__)
     cli.add_game_argument(ap, nargs="?")

@@ -20,13 +20,13 @@ process, through ``training/batched.py``: all games stepped together, opponents 
 The package is one core and two backends. The core, which both backends import and which imports
 neither: ``training/config.py`` (configuration layers, resumes), ``training/opponents.py`` (the
 pool's specs), ``training/runs.py`` (clock, evaluation curve, versions), ``training/evaluate.py``
-(the one evaluation), ``training/cli.py`` (the command-line conventions), ``training/batched.py``
+(the one evaluation), ``card_envs/cli.py`` (the command-line conventions), ``training/batched.py``
 and ``training/single_agent.py`` (the learner's views). The backends, leaves that import only
 their own framework: ``training/sb3_backend.py`` (stable-baselines3 / sb3-contrib MaskablePPO)
 and ``training/rllib_backend.py`` (Ray RLlib). This module is the command line: it imports a
 backend only when that backend trains. Configuration: the defaults of
 ``training/configs/default.json``, then ``training/configs/<game>.json``, then ``--config``
-(JSON files and KEY=VALUE pairs, left to right, training/cli.py's convention: a game option such
+(JSON files and KEY=VALUE pairs, left to right, card_envs/cli.py's convention: a game option such
 as ``num_players=4`` goes into ``env_config``, dotted keys into sections), then the flags
 (``--players N`` is ``env_config.num_players``). The run folder ``<out>/<game>/<name or timestamp>/`` gets:
 
@@ -81,7 +81,7 @@ def evaluate(env_name: str, env_config: dict, agent: Any, opponent: str, games: 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from training import cli
+    from card_envs import cli
 
     ap = cli.Parser(prog="python -m training.train", description=__doc__)
     cli.add_game_argument(ap, nargs="?")

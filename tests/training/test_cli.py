@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from training import cli
+import agents
+from card_envs import cli
 from training import config as C
 from training import evaluate as E
 
@@ -52,8 +53,8 @@ def test_config_takes_key_value_pairs_and_json_files_merged_left_to_right(tmp_pa
 
 
 def test_agent_lists_keep_each_specs_flags():
-    assert cli.split_specs("heuristic,ppo,any_table,sample,random") == ["heuristic", "ppo,any_table,sample", "random"]
-    assert cli.split_specs(["heuristic", "ppo,any_table"]) == ["heuristic", "ppo,any_table"]
+    assert agents.split_specs("heuristic,ppo,any_table,sample,random") == ["heuristic", "ppo,any_table,sample", "random"]
+    assert agents.split_specs(["heuristic", "ppo,any_table"]) == ["heuristic", "ppo,any_table"]
 
 
 # --------------------------------------------------------------------------------- evaluate

@@ -1,5 +1,5 @@
-"""The command-line convention shared by ``training.train``, ``training.evaluate``,
-``training.baselines`` and ``agents.play``.
+"""The command-line convention every program of the library shares (``training.train``,
+``training.evaluate``, ``training.baselines``, ``agents.play``, ``card_envs.records``).
 
 - A game is named with or without its version: ``golf`` or ``golf_v0``.
 - ``--config`` takes game options as ``KEY=VALUE`` pairs and/or paths of JSON files, merged left
@@ -178,20 +178,3 @@ def add_config_arguments(ap: argparse.ArgumentParser, what: str = "game options"
     ap.add_argument("--config", nargs="+", action="extend", default=[], metavar="KEY=VALUE|FILE.json",
                     help=f"{what}: KEY=VALUE pairs and/or JSON files, merged left to right")
     ap.add_argument("--players", type=int, help="the game's num_players option (where the game has it)")
-
-
-# ------------------------------------------------------------------------------ agent lists
-def split_specs(text: str | Sequence[str]) -> list[str]:
-    """A comma-separated list of agent specs, keeping each spec's own flags with it:
-    ``"heuristic,ppo,any_table,random"`` -> ``["heuristic", "ppo,any_table", "random"]``."""
-    from agents import FLAGS
-
-    parts = [p.strip() for p in (text.split(",") if isinstance(text, str) else
-                                 [q for t in text for q in str(t).split(",")]) if p.strip()]
-    out: list[str] = []
-    for p in parts:
-        if p in FLAGS and out:
-            out[-1] = f"{out[-1]},{p}"
-        else:
-            out.append(p)
-    return out
