@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from card_envs import cards
 from card_envs.generators import copy_generator
 
 PLAY, ACQUIRE, OVER = 0, 1, 2
@@ -572,29 +571,3 @@ class SetRules:
         after = s.copy()
         self.apply(after, action)
         return outcome if after.phase != OVER else False  # a new deal: ``seat``'s new hand
-
-    def render_state(self, s: SetState) -> str:
-        """Every card, hidden ones included (debugging only)."""
-        n = self.num_players
-        lines = [
-            f"{self.name}: round {s.round}, phase {PHASE_NAMES[s.phase]}, dealer {s.dealer}, lead {s.lead}"
-            + (f", deal {s.deal}, scores {s.scores}" if self.hot else "")
-        ]
-        for p in range(n):
-            pend = s.pending[p]
-            lines.append(
-                f"  seat {p}: {cards.format_many(sorted(s.hands[p], key=lambda c: (c % 13, c)))}"
-                + (f" | known: {cards.format_many(s.known[p])}" if s.known[p] else "")
-                + (f" | played {cards.to_str(s.played[p])}" if s.played[p] >= 0 else "")
-                + (f" | pending: {self._names[pend]}" if pend >= 0 else "")
-            )
-        stock = list(s.stock)
-        lines.append(
-            f"  stock ({len(stock)}, top first; | marks the seen bottom): "
-            + cards.format_many(stock[: s.stock_unknown])
-            + " | "
-            + cards.format_many(stock[s.stock_unknown :])
-        )
-        if s.phase == OVER:
-            lines.append(f"  game over: {'terminated' if s.terminated else 'truncated'}; winners {s.winners}")
-        return "\n".join(lines)

@@ -109,48 +109,11 @@ class raw_env(CardGameEnv):
 
     metadata = {"name": "collector_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     Rules = CollectorRules
-    hot = False
-
-    def __init__(self, render_mode: str | None = None, **options):
-        super().__init__(render_mode=render_mode, **options)
-
-    @property
-    def observation_layout(self):
-        r = self.rules
-        c = r.config
-        return view_mod.make_layout(
-            r.num_players,
-            self.hot,
-            max_rounds=getattr(c, "max_rounds", None) or getattr(c, "max_rounds_per_deal"),
-            target_points=getattr(c, "target_points", 11),
-            max_deals=getattr(c, "max_deals", 100),
-        )
-
-    def view_of(self, state, seat):
-        """The PlayerView of ``seat`` in a rules state (what ``decode`` gives back from its
-        observation vector, without building the vector)."""
-        return view_mod.view(state, seat, self.hot)
-
-    def _encode(self, state, seat):
-        return view_mod.encode(self.view_of(state, seat))
-
-    def _render_view(self, state, seat):
-        return view_mod.render_view(view_mod.view(state, seat, self.hot), self.rules._names)
-
-    def _render_state(self, state):
-        return self.rules.render_state(state)
-
-    def decode(self, observation):
-        """The PlayerView an observation vector encodes."""
-        return view_mod.decode(observation, self.hot)
-
-    def encode_view(self, view):
-        """The observation vector of a PlayerView (``encode_view(decode(x)) == x``)."""
-        return view_mod.encode(view)
+    View = view_mod
 
     def player_view(self, agent: str) -> view_mod.PlayerView:
         """The decoded view of ``agent`` (what it may know), for heuristics and debugging."""
-        return view_mod.view(self.game_state, self._seat[agent], self.hot)
+        return self.view_of(self.game_state, self._seat[agent])
 
 
 env, raw_env = env_constructors(raw_env)

@@ -48,8 +48,8 @@ from itertools import islice
 
 import numpy as np
 
-from card_envs import views
-from card_envs.collector.engine import DRAW_TWO, NUM_RANKS, PHASE_NAMES, RANK_NAMES, TAKE_BASE, SetState
+from card_envs import cards, views
+from card_envs.collector.engine import DRAW_TWO, NUM_RANKS, OVER, PHASE_NAMES, RANK_NAMES, TAKE_BASE, SetState
 from card_envs.encoding import Layout, read_scaled
 
 STOCK_DEPTH = 52  # the stock never holds more than the deck
@@ -163,6 +163,31 @@ def make_layout(num_players: int, hot: bool = False, max_rounds: int = 200, targ
 
 
 @lru_cache(maxsize=None)
+def layout(rules) -> Layout:
+    """The observation layout of the table ``rules`` plays (Collector's or Hot's: ``rules.hot``)."""
+    c = rules.config
+    return make_layout(
+        rules.num_players,
+        rules.hot,
+        max_rounds=getattr(c, "max_rounds", None) or getattr(c, "max_rounds_per_deal"),
+        target_points=getattr(c, "target_points", 11),
+        max_deals=getattr(c, "max_deals", 100),
+    )
+
+
+class Codec:
+    """Observation vectors of one table's views, and back (``decode(encode(v)) == v``)."""
+
+    def __init__(self, rules):
+        self.hot = rules.hot
+
+    def encode(self, v: "PlayerView") -> np.ndarray:
+        return encode(v)
+
+    def decode(self, vector: np.ndarray) -> "PlayerView":
+        return decode(vector, self.hot)
+
+
 def _slices(num_players: int, hot: bool) -> dict[str, int]:
     layout = make_layout(num_players, hot)
     out = {s.name: s.start for s in layout.segments} | {"_size": layout.size, "_counts": layout.by_name["hand"].start}
@@ -350,6 +375,11 @@ def seat_name(i: int) -> str:
     return "you" if i == 0 else f"+{i}"
 
 
+def render(v: PlayerView) -> str:
+    """The table as the viewer sees it, from the view alone (so it cannot leak)."""
+    return render_view(v, commit_names(v.hot))
+
+
 def render_view(v: PlayerView, action_names: list[str] | None = None) -> str:
     """The table as the viewer sees it, from the view alone (so it cannot leak)."""
     n = v.num_players
@@ -442,3 +472,31 @@ def _last_round_lines(v: PlayerView) -> list[str]:
                     f", drew {drew} instead" if drew else ", got nothing instead")
         out.append(f"  {seat_name(i)}: {part}")
     return out
+
+
+def render_state(s: SetState, hot: bool = False) -> str:
+    """Every card, hidden ones included (debugging only, never for a player)."""
+    names = commit_names(hot)
+    n = len(s.hands)
+    lines = [
+        f"{'hot_v0' if hot else 'collector_v0'}: round {s.round}, phase {PHASE_NAMES[s.phase]}, dealer {s.dealer}, "
+        f"lead {s.lead}" + (f", deal {s.deal}, scores {s.scores}" if hot else "")
+    ]
+    for p in range(n):
+        pend = s.pending[p]
+        lines.append(
+            f"  seat {p}: {cards.format_many(sorted(s.hands[p], key=lambda c: (c % 13, c)))}"
+            + (f" | known: {cards.format_many(s.known[p])}" if s.known[p] else "")
+            + (f" | played {cards.to_str(s.played[p])}" if s.played[p] >= 0 else "")
+            + (f" | pending: {names[pend]}" if pend >= 0 else "")
+        )
+    stock = list(s.stock)
+    lines.append(
+        f"  stock ({len(stock)}, top first; | marks the seen bottom): "
+        + cards.format_many(stock[: s.stock_unknown])
+        + " | "
+        + cards.format_many(stock[s.stock_unknown :])
+    )
+    if s.phase == OVER:
+        lines.append(f"  game over: {'terminated' if s.terminated else 'truncated'}; winners {s.winners}")
+    return "\n".join(lines)

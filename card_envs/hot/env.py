@@ -96,6 +96,7 @@ from __future__ import annotations
 
 from card_envs.base import add_parallel_state, env_constructors, state_doc
 from card_envs.hot import state as hot_state
+from card_envs.hot import view as hot_view
 from card_envs.collector import view as view_mod
 from card_envs.collector.env import raw_env as _collector_raw_env
 from card_envs.collector.parallel import parallel_constructor
@@ -108,7 +109,7 @@ class raw_env(_collector_raw_env):
 
     metadata = {"name": "hot_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     Rules = HotRules
-    hot = True
+    View = hot_view
 
 
 env, raw_env = env_constructors(raw_env)

@@ -11,7 +11,7 @@ import numpy as np
 
 from card_envs.collector import view as _shared
 from card_envs.collector.engine import SetState
-from card_envs.collector.view import PlayerView, encode, render_view  # noqa: F401
+from card_envs.collector.view import Codec, PlayerView, encode, layout, render, render_view  # noqa: F401
 from card_envs.encoding import Layout
 
 
@@ -27,3 +27,8 @@ def view(s: SetState, seat: int) -> PlayerView:
 def decode(vector: np.ndarray) -> PlayerView:
     """The view a Hot observation vector encodes (``encode(decode(x)) == x``)."""
     return _shared.decode(vector, hot=True)
+
+
+def render_state(s: SetState) -> str:
+    """Every card, hidden ones included (debugging only, never for a player)."""
+    return _shared.render_state(s, hot=True)
