@@ -459,10 +459,9 @@ def env_constructors(raw_cls: type[CardGameEnv]):
 
 def state_module(env_cls: type) -> Any:
     """The state module of a game: ``<package>/state.py`` beside the environment's module."""
-    import importlib
+    from card_envs.contract import part
 
-    package = env_cls.__module__.rpartition(".")[0]
-    return importlib.import_module(package + ".state")
+    return part(env_cls, "state")
 
 
 def add_parallel_state(parallel_cls: type) -> type:

@@ -35,7 +35,6 @@ game.
 from __future__ import annotations
 
 import argparse
-import importlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -368,13 +367,10 @@ def seat_name(seat: int, observer: int | None = None) -> str:
 
 
 def picture_module(env: Any):
-    """The game's picture module, ``card_envs.<game>.picture``, found next to its env module."""
-    return _picture_module(type(env).__module__)
+    """The game's picture module, ``card_envs.<game>.picture`` (:func:`card_envs.contract.part`)."""
+    from card_envs.contract import part
 
-
-@lru_cache(maxsize=None)
-def _picture_module(env_module: str):
-    return importlib.import_module(env_module.rsplit(".", 1)[0] + ".picture")
+    return part(env, "picture")
 
 
 def action_caption(env: Any, action: int) -> str:

@@ -552,9 +552,8 @@ def threaded(rows: int | None = None) -> bool:
 
 def make(game: str, num_envs: int, options: dict[str, Any]) -> VectorEnv:
     """The batched engine of ``card_envs.<game>_v0`` with ``env()``'s options (``vector_env``)."""
-    import importlib
-
     import card_envs
+    from card_envs.contract import part
 
     name = f"{game}_v0"
     module = card_envs.ENVIRONMENTS[name]
@@ -563,5 +562,5 @@ def make(game: str, num_envs: int, options: dict[str, Any]) -> VectorEnv:
     if render_mode is not None:
         raise ValueError(f"vector_env renders nothing: render_mode must be None, got {render_mode!r}")
     rules = module.raw_env.Rules(**options)
-    kernels = importlib.import_module(f"card_envs.{game}.kernels").Kernels(rules)
+    kernels = part(game, "kernels").Kernels(rules)
     return VectorEnv(name, rules, kernels, num_envs)
