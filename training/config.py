@@ -220,6 +220,20 @@ def train_env_config(cfg: dict) -> dict:
     return {**cfg["env_config"], **(cfg.get("train_env_config") or {})}
 
 
+def check_train_env_config(cfg: dict) -> None:
+    """The run's game options make a game (bad options fail here, before any work), and
+    ``train_env_config`` leaves its observation as the evaluation's: only options that leave it
+    alone (like reward_mode) may differ between training and evaluation."""
+    module = _module(cfg["env_name"])
+    spaces = []
+    for options in (cfg["env_config"], train_env_config(cfg)):
+        e = module.env(**options)
+        spaces.append(e.observation_space(e.possible_agents[0]))
+    if spaces[0] != spaces[1]:
+        raise ValueError(f"train_env_config {cfg.get('train_env_config')} changes the observation: only options "
+                         "that leave it alone (like reward_mode) may differ between training and evaluation")
+
+
 def read_run(resume: str | Path, game: str | None) -> tuple[Path, dict]:
     """A run folder and its config.json (a folder without one, or of another game, is an error)."""
     run_dir = Path(resume)

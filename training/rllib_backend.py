@@ -74,12 +74,10 @@ import copy
 import json
 import math
 import os
-import platform
 import shutil
 import sys
 import time
 import zlib
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -617,10 +615,10 @@ def train_rllib(
                          "pip install -e '.[distributed]'") from None
 
     from training.evaluate import evaluate_against
-    from training.config import read_run, requested_changes, resume_config
+    from training.config import check_train_env_config, read_run, requested_changes, resume_config
     from training.config import with_players as _with_players
     from training.opponents import heuristic_available, parse_opponents
-    from training.runs import Clock, write_eval_rows
+    from training.runs import Clock, new_run_dir, start_run, versions, write_eval_rows
 
     started = time.monotonic()
     opponents = parse_opponents(opponents)
@@ -648,21 +646,12 @@ def train_rllib(
                       minutes=minutes, opponents=opponents, seed=seed)
         if minutes is not None and timesteps is None:
             cfg["total_timesteps"] = None
-        run_dir = Path(out) / env_name / (name or datetime.now().strftime("%Y%m%d-%H%M%S"))
-        if run_dir.exists() and any(run_dir.iterdir()):
-            raise FileExistsError(f"{run_dir} exists; use --resume {run_dir} to continue it, or another --name")
+        run_dir = new_run_dir(out, env_name, name)
     if num_env_runners is not None:
         if int(num_env_runners) < 0:
             raise ValueError(f"num_env_runners must be 0 or more, got {num_env_runners}")
         cfg["rllib"]["num_env_runners"] = int(num_env_runners)
-    from training.single_agent import env_module
-
-    module = env_module(env_name)  # bad game options fail here, before any work
-    spaces = [module.env(**o).observation_space(module.env(**o).possible_agents[0])
-              for o in (cfg["env_config"], train_env_config(cfg))]
-    if spaces[0] != spaces[1]:
-        raise ValueError(f"train_env_config {cfg.get('train_env_config')} changes the observation: only options "
-                         "that leave it alone (like reward_mode) may differ between training and evaluation")
+    check_train_env_config(cfg)  # bad game options fail here, before any work
     # the learner shares the cores with the env runners, which sample while it learns: 'auto' is one
     torch.set_num_threads(1 if cfg.get("torch_threads", 1) == "auto" else torch_threads(cfg))
     import ray
@@ -676,15 +665,8 @@ def train_rllib(
             ray.shutdown()
         raise
     run_dir = run_dir.resolve()
-    run_dir.mkdir(parents=True, exist_ok=True)
-    cfg.setdefault("runs", []).append({
-        "started": datetime.now().isoformat(timespec="seconds"),
-        "argv": list(argv) if argv is not None else None, "resume": resume is not None,
-        "address": address, "cluster_cpus": cluster_cpus, "versions": _versions(),
-        "config_changes": changes_applied,
-        "platform": platform.platform(), "cpus": os.cpu_count(),
-    })
-    (run_dir / "config.json").write_text(json.dumps(cfg, indent=2))
+    start_run(run_dir, cfg, argv, resume is not None, address=address, cluster_cpus=cluster_cpus,
+              versions=versions(("numpy", "torch", "gymnasium", "pettingzoo", "ray")), config_changes=changes_applied)
     writer = None
     bar = None
     try:
@@ -812,16 +794,6 @@ def train_rllib(
     if verbose:
         print(f"run folder: {run_dir}")
     return run_dir
-
-
-def _versions() -> dict:
-    out = {"python": platform.python_version()}
-    for mod in ("numpy", "torch", "gymnasium", "pettingzoo", "ray"):
-        try:
-            out[mod] = __import__(mod).__version__
-        except Exception:  # noqa: BLE001 - a version string is a nicety
-            pass
-    return out
 
 
 # ================================================================================= CLI

@@ -1,12 +1,41 @@
-"""The run folder and the progress of a training, shared by both backends: the clock,
-the evaluation curve (eval.csv), the printed evaluation rows, the versions a run records."""
+"""The run folder and the progress of a training, shared by both backends: a new run's folder,
+the start of every run recorded in its config.json, the clock, the evaluation curve (eval.csv),
+the printed evaluation rows, the versions a run records."""
 
 from __future__ import annotations
 
 import csv
+import json
+import os
 import platform
 import time
+from datetime import datetime
 from pathlib import Path
+from typing import Any, Sequence
+
+
+def new_run_dir(out: str | Path, env_name: str, name: str | None) -> Path:
+    """A new run's folder, ``out/<game>/<name>`` (by default the time now, ``YYYYmmdd-HHMMSS``),
+    refused when it exists and holds anything."""
+    run_dir = Path(out) / env_name / (name or datetime.now().strftime("%Y%m%d-%H%M%S"))
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise FileExistsError(f"{run_dir} exists; use --resume {run_dir} to continue it, or another --name")
+    return run_dir
+
+
+def start_run(run_dir: Path, cfg: dict, argv: Sequence[str] | None, resumed: bool, **details: Any) -> None:
+    """Creates the run folder and writes its config.json: the resolved configuration ``cfg``, with
+    this invocation appended to its ``runs``: when it started, its command line, whether it
+    resumes the run, the backend's ``details`` (in the order given), the platform and the CPUs."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    cfg.setdefault("runs", []).append({
+        "started": datetime.now().isoformat(timespec="seconds"),
+        "argv": list(argv) if argv is not None else None,
+        "resume": resumed, **details,
+        "platform": platform.platform(), "cpus": os.cpu_count(),
+    })
+    (run_dir / "config.json").write_text(json.dumps(cfg, indent=2))
+
 
 EVAL_FIELDS = ["timesteps", "wall_seconds", "opponent", "games", "mean_reward", "reward_ci95", "win_rate",
                "mean_score", "score_ci95", "reward_low", "reward_high", "win_rate_low", "win_rate_high",

@@ -4,7 +4,8 @@
 the configuration layers and the run folder) calls :func:`train` here. The learner's games run
 on the batched engine (:class:`BatchedVecEnv` over ``training/batched.py``, the default) or on
 the single-game path (``SingleAgentEnv`` per game, in this process or in subprocesses:
-:class:`BatchedSubprocVecEnv`); self-play snapshots come from ``training/selfplay.py``.
+:class:`BatchedSubprocVecEnv`); both VecEnvs are in ``training/sb3_vec_envs.py``. Self-play
+snapshots come from ``training/selfplay.py``.
 """
 
 from __future__ import annotations
@@ -12,23 +13,21 @@ from __future__ import annotations
 import copy
 import json
 import os
-import platform
 import sys
 import time
-from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, Sequence
 
-import numpy as np
-from stable_baselines3.common.vec_env import VecEnv
-
-from training.config import (read_run, requested_changes, torch_threads,
+from training.config import (check_train_env_config, read_run, requested_changes, torch_threads,
                              resolve_config, resume_config, train_env_config, with_players)
 from training.evaluate import evaluate_against
 from training.opponents import eval_opponents, parse_opponents, usable_opponents
-from training.runs import Clock, fmt_row, has_module, versions, write_eval_rows
+from training.results import jsonable
+from training.runs import Clock, fmt_row, has_module, new_run_dir, start_run, versions, write_eval_rows
+from training.sb3_vec_envs import BatchedSubprocVecEnv, BatchedVecEnv
 from training.single_agent import SingleAgentEnv, env_module
+
 
 def limit_threads(env_threads: int) -> None:
     """The batched engine's threads (numba) and numpy's BLAS threads, for the whole training.
@@ -147,236 +146,6 @@ def make_vec_env(cfg: dict, opponents: list[str]):
     if cfg["vec_env"] == "subproc" and workers > 1:
         return BatchedSubprocVecEnv(fns, workers)
     return DummyVecEnv(fns)
-
-
-class BatchedVecEnv(VecEnv):
-    """SB3's VecEnv over :class:`training.batched.BatchedLearnerView`: ``n_envs`` games of the
-    batched engine, the learner in one seat of each, the opponents played in batch.
-
-    ``action_masks`` (``env_method("action_masks")``, as MaskablePPO asks) are the view's;
-    ``env_method("add_snapshot", name, policy)`` (the self-play callback) reaches the view once.
-    The time spent in the environment (the engine and the opponents) is counted in
-    ``env_seconds``, so the harness can report it against the PPO update's."""
-
-    def __init__(self, cfg: dict, opponents: list[str]):
-        from training.batched import BatchedLearnerView
-
-        weights = cfg.get("opponent_weights")
-        if weights is not None and len(weights) != len(opponents):
-            weights = None
-        self.view = BatchedLearnerView(cfg["env_name"], train_env_config(cfg), int(cfg["n_envs"]), opponents,
-                                       opponent_weights=weights, pool_size=cfg["selfplay"]["pool_size"],
-                                       seed=int(cfg["seed"]), agent_workers=max(0, int(cfg.get("workers") or 1) - 1))
-        super().__init__(self.view.num_envs, self.view.observation_space, self.view.action_space)
-        self._actions: np.ndarray | None = None
-        self.env_seconds = 0.0
-
-    def reset(self):
-        t = time.perf_counter()
-        seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
-        obs = self.view.reset(seed=seed)
-        self.reset_infos = [{} for _ in range(self.num_envs)]
-        self._reset_seeds()
-        self._reset_options()
-        self.env_seconds += time.perf_counter() - t
-        return obs
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, dtype=np.int64)
-
-    def step_wait(self):
-        t = time.perf_counter()
-        out = self.view.step(self._actions)
-        self.env_seconds += time.perf_counter() - t
-        return out
-
-    def close(self) -> None:
-        self.view.close()
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        idx = list(self._get_indices(indices))
-        if method_name == "action_masks":
-            t = time.perf_counter()
-            masks = self.view.action_masks()
-            self.env_seconds += time.perf_counter() - t
-            return list(masks[idx])
-        if method_name in ("add_snapshot", "snapshot_names"):
-            result = getattr(self.view, method_name)(*method_args, **method_kwargs)
-            return [result] * len(idx)
-        raise AttributeError(f"BatchedVecEnv has no per-game method {method_name!r}")
-
-    def get_attr(self, attr_name: str, indices=None) -> list:
-        return [getattr(self.view, attr_name)] * len(list(self._get_indices(indices)))
-
-    def set_attr(self, attr_name: str, value, indices=None) -> None:
-        setattr(self.view, attr_name, value)
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False] * len(list(self._get_indices(indices)))
-
-    def get_images(self):
-        return [None] * self.num_envs
-
-
-def _batched_worker(remote, parent_remote, fns_wrapper) -> None:
-    """A subprocess holding a DummyVecEnv of several views; answers BatchedSubprocVecEnv's calls."""
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    parent_remote.close()
-    venv = DummyVecEnv(fns_wrapper.var)
-
-    def masks():
-        return np.stack(venv.env_method("action_masks"))
-
-    while True:
-        try:
-            cmd, data = remote.recv()
-        except (EOFError, KeyboardInterrupt):
-            break
-        if cmd == "step":
-            obs, rews, dones, infos = venv.step(data)
-            remote.send((obs, rews, dones, infos, venv.reset_infos, masks()))
-        elif cmd == "reset":
-            venv._seeds, venv._options = list(data[0]), list(data[1])  # VecEnv's per-env seeds and options
-            obs = venv.reset()
-            remote.send((obs, venv.reset_infos, masks()))
-        elif cmd == "env_method":
-            name, args, kwargs, idx = data
-            remote.send(venv.env_method(name, *args, indices=idx, **kwargs))
-        elif cmd == "get_attr":
-            remote.send(venv.get_attr(data[0], indices=data[1]))
-        elif cmd == "set_attr":
-            remote.send(venv.set_attr(data[0], data[1], indices=data[2]))
-        elif cmd == "has_attr":
-            remote.send(venv.has_attr(data))
-        elif cmd == "is_wrapped":
-            remote.send(venv.env_is_wrapped(data[0], indices=data[1]))
-        elif cmd == "get_spaces":
-            remote.send((venv.observation_space, venv.action_space))
-        elif cmd == "close":
-            venv.close()
-            remote.close()
-            break
-        else:
-            remote.send(NotImplementedError(f"unknown command {cmd!r}"))
-
-
-class BatchedSubprocVecEnv(VecEnv):
-    """SB3's SubprocVecEnv, but each of ``workers`` subprocesses runs a block of environments.
-
-    On a 2-core machine, one process per environment leaves the policy's per-step forward pass
-    (in the main process) amortized over only 2 environments; here 16 environments in 2
-    processes share it. The workers also send the action masks back with every step, so
-    MaskablePPO's ``env_method("action_masks")`` costs no extra round trip.
-    """
-
-    def __init__(self, env_fns, workers: int = 2, start_method: str | None = None):
-        import multiprocessing as mp
-
-        from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
-
-        n = len(env_fns)
-        workers = max(1, min(workers, n))
-        bounds = np.linspace(0, n, workers + 1).round().astype(int)
-        self.blocks = [list(range(bounds[i], bounds[i + 1])) for i in range(workers)]
-        self.worker_of = {e: (w, j) for w, block in enumerate(self.blocks) for j, e in enumerate(block)}
-        if start_method is None:
-            start_method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-        ctx = mp.get_context(start_method)
-        self.remotes, work_remotes = zip(*[ctx.Pipe() for _ in range(workers)])
-        self.processes = []
-        for block, work_remote, remote in zip(self.blocks, work_remotes, self.remotes):
-            proc = ctx.Process(target=_batched_worker,
-                               args=(work_remote, remote, CloudpickleWrapper([env_fns[i] for i in block])), daemon=True)
-            proc.start()
-            self.processes.append(proc)
-            work_remote.close()
-        self.remotes[0].send(("get_spaces", None))
-        obs_space, act_space = self.remotes[0].recv()
-        super().__init__(n, obs_space, act_space)
-        self.waiting = self.closed = False
-        self._masks: np.ndarray | None = None
-
-    def step_async(self, actions: np.ndarray) -> None:
-        for block, remote in zip(self.blocks, self.remotes):
-            remote.send(("step", actions[block[0] : block[-1] + 1]))
-        self.waiting = True
-
-    def step_wait(self):
-        results = [remote.recv() for remote in self.remotes]
-        self.waiting = False
-        obs, rews, dones, infos, reset_infos, masks = zip(*results)
-        self.reset_infos = [i for block in reset_infos for i in block]
-        self._masks = np.concatenate(masks)
-        return np.concatenate(obs), np.concatenate(rews), np.concatenate(dones), [i for b in infos for i in b]
-
-    def reset(self):
-        for block, remote in zip(self.blocks, self.remotes):
-            remote.send(("reset", ([self._seeds[i] for i in block], [self._options[i] for i in block])))
-        results = [remote.recv() for remote in self.remotes]
-        obs, reset_infos, masks = zip(*results)
-        self.reset_infos = [i for block in reset_infos for i in block]
-        self._masks = np.concatenate(masks)
-        self._reset_seeds()
-        self._reset_options()
-        return np.concatenate(obs)
-
-    def close(self) -> None:
-        if self.closed:
-            return
-        if self.waiting:
-            for remote in self.remotes:
-                remote.recv()
-        for remote in self.remotes:
-            remote.send(("close", None))
-        for proc in self.processes:
-            proc.join()
-        for remote in self.remotes:
-            remote.close()
-        self.closed = True
-
-    def _scatter(self, cmd: str, make_data, indices) -> list:
-        """Send ``cmd`` to the workers holding ``indices``; the answers in the order of ``indices``."""
-        indices = list(self._get_indices(indices))
-        per_worker: dict[int, list[int]] = {}
-        for e in indices:
-            w, j = self.worker_of[e]
-            per_worker.setdefault(w, []).append(j)
-        for w, local in per_worker.items():
-            self.remotes[w].send((cmd, make_data(local)))
-        answers = {w: self.remotes[w].recv() for w in per_worker}
-        pos = {w: 0 for w in per_worker}
-        out = []
-        for e in indices:
-            w, _ = self.worker_of[e]
-            ans = answers[w]
-            out.append(ans[pos[w]] if isinstance(ans, list) else ans)
-            pos[w] += 1
-        return out
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        if method_name == "action_masks" and not method_args and not method_kwargs and self._masks is not None:
-            return list(self._masks[list(self._get_indices(indices))])
-        self._masks = None if method_name != "action_masks" else self._masks
-        return self._scatter("env_method", lambda local: (method_name, method_args, method_kwargs, local), indices)
-
-    def get_attr(self, attr_name: str, indices=None) -> list:
-        return self._scatter("get_attr", lambda local: (attr_name, local), indices)
-
-    def set_attr(self, attr_name: str, value, indices=None) -> None:
-        self._masks = None
-        self._scatter("set_attr", lambda local: (attr_name, value, local), indices)
-
-    def has_attr(self, attr_name: str) -> bool:
-        for remote in self.remotes:
-            remote.send(("has_attr", attr_name))
-        return all(remote.recv() for remote in self.remotes)
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return self._scatter("is_wrapped", lambda local: (wrapper_class, local), indices)
-
-    def get_images(self):
-        return [None] * self.num_envs
 
 
 # ------------------------------------------------------------------------------- evaluation
@@ -505,6 +274,139 @@ def latest_checkpoint(run_dir: Path) -> Path:
 
 
 # ------------------------------------------------------------------------------------ train
+def resolve_run(game: str | None, resume: str | Path | None, out: str | Path, name: str | None,
+                config: str | Path | dict | None, players: int | None, opponents: list[str] | None,
+                seed: int | None, override_config: bool, *, timesteps: int | None, minutes: float | None,
+                n_envs: int | None, vec_env: str | None, workers: int | None) -> tuple[Path, dict, list[str]]:
+    """The run folder, its configuration and the configuration changes applied to it.
+
+    A resumed run: its config.json, with the changes ``config``, ``players``, ``opponents`` and
+    ``seed`` ask for (refused unless ``override_config``) and the settings a resumed run may
+    change (the step total or time budget, ``n_envs``, ``vec_env``, ``workers``); a folder with
+    no checkpoint to resume from fails here. A new run: the configuration's layers resolved for
+    ``game``, and a new folder ``out/<game>/<name>``."""
+    if resume is not None:
+        run_dir, cfg = read_run(resume, game)
+        latest_checkpoint(run_dir)  # a folder with nothing to resume from fails before it is touched
+        cfg, changes_applied = resume_config(run_dir, cfg, requested_changes(cfg["env_name"], config, players,
+                                                                              opponents, seed), override_config)
+        for k, v in (("total_timesteps", timesteps), ("minutes", minutes), ("n_envs", n_envs), ("vec_env", vec_env),
+                     ("workers", workers)):
+            if v is not None:
+                cfg[k] = v
+        if minutes is not None and timesteps is None:
+            cfg["total_timesteps"] = None
+        if timesteps is not None and minutes is None:
+            cfg["minutes"] = None  # a new step total replaces the old time budget
+        return run_dir, cfg, changes_applied
+    if game is None:
+        raise ValueError("name a game (e.g. golf_v0) or --resume a run folder")
+    env_name = env_module(game).raw_env.metadata["name"]
+    cfg = resolve_config(env_name, with_players(env_name, config, players), total_timesteps=timesteps,
+                         minutes=minutes, opponents=opponents, seed=seed, n_envs=n_envs, vec_env=vec_env,
+                         workers=workers)
+    if minutes is not None and timesteps is None:
+        cfg["total_timesteps"] = None  # the time budget decides
+    return new_run_dir(out, env_name, name), cfg, []
+
+
+def set_up_process(cfg: dict) -> None:
+    """This process's settings for the training: torch's threads for the PPO update, the
+    environment's threads (:func:`limit_threads`), no argument checks in torch's distributions."""
+    import torch
+
+    torch.set_num_threads(torch_threads(cfg))
+    limit_threads(int(cfg.get("env_threads", 1)))
+    # Checking every action distribution's arguments costs ~5% of a Golf rollout; the masks
+    # and logits come from SB3 itself, so the check finds nothing.
+    torch.distributions.Distribution.set_default_validate_args(False)
+
+
+def tensorboard_dir(run_dir: Path) -> str | None:
+    """The run's ``tb/`` folder for TensorBoard's logs; None, said on stderr, without tensorboard."""
+    if has_module("tensorboard"):
+        return str(run_dir / "tb")
+    print("note: tensorboard is not installed (pip install -e '.[train]'); no TensorBoard logs", file=sys.stderr)
+    return None
+
+
+def build_model(cfg: dict, run_dir: Path, venv, kwargs: dict, tb_dir: str | None, resumed: bool) -> tuple[Any, Clock]:
+    """The learner on ``venv`` and the run's clock: a new MaskablePPO seeded with the run's seed, or
+    the resumed run's last checkpoint, reseeded for the steps it has taken, with the training
+    seconds it has behind it."""
+    from sb3_contrib import MaskablePPO
+
+    if resumed:
+        from agents.ppo import read_metadata
+
+        ckpt = latest_checkpoint(run_dir)
+        clock = Clock(read_metadata(ckpt).get("train_seconds", 0.0))
+        model = MaskablePPO.load(ckpt, env=venv, device="cpu", tensorboard_log=tb_dir)
+        model.set_random_seed(int(cfg["seed"]) + int(model.num_timesteps))
+        return model, clock
+    model = MaskablePPO("MlpPolicy", venv, seed=int(cfg["seed"]), device="cpu", verbose=0,
+                        tensorboard_log=tb_dir, **kwargs)
+    return model, Clock()
+
+
+def imitate_teacher(model: Any, cfg: dict, pool: list[str], clock: Clock, progress: bool,
+                    verbose: bool) -> dict | None:
+    """The warm start by imitation of ``imitation.teacher`` (``training/imitation.py``), when the
+    configuration names one: its report, its seconds counted in the run's training time."""
+    if not (cfg.get("imitation") or {}).get("teacher"):
+        return None
+    from training.imitation import warm_start
+
+    warm = warm_start(model, cfg, pool, progress=progress)
+    clock.before += warm["seconds"]
+    if verbose:
+        last = warm["epochs"][-1]
+        print(f"imitation of {warm['teacher']}: {warm['decisions']:,} decisions, {warm['seconds']:.0f} s; "
+              f"the policy agrees with it on {last['agreement']:.1%} of them")
+    return warm
+
+
+def learn(model: Any, venv, cfg: dict, run_dir: Path, pool: list[str], clock: Clock, warm: dict | None,
+          resumed: bool, progress: bool) -> float:
+    """PPO up to the step total or for the time budget (less the warm start's seconds), with the
+    evaluation curve, checkpoints, self-play snapshots and the update's threads as callbacks.
+    Returns the seconds it took, 0 for a run already at its step total."""
+    target = cfg["total_timesteps"]
+    budget_s = None if cfg["minutes"] is None else 60.0 * float(cfg["minutes"]) - (warm["seconds"] if warm else 0.0)
+    remaining = (int(target) - int(model.num_timesteps)) if target is not None else 10**12
+    if remaining <= 0:
+        return 0.0
+    callbacks = _callbacks(cfg, run_dir, pool, budget_s, target, progress, resumed, clock)
+    callbacks.append(update_threads_callback(torch_threads(cfg), collection_threads(venv, torch_threads(cfg))))
+    model.learn(remaining, callback=callbacks, tb_log_name="ppo", reset_num_timesteps=not resumed)
+    return clock.elapsed()
+
+
+def save_final(model: Any, run_dir: Path, cfg: dict, train_seconds: float) -> Path:
+    """The last checkpoint, and ``final.zip``: the policy the run ends with."""
+    from agents.ppo import save_model
+
+    save_checkpoint(model, run_dir, cfg, train_seconds)
+    return save_model(model, run_dir / "final.zip", policy_meta(model, cfg, train_seconds))
+
+
+def final_evaluation(cfg: dict, final: Path, verbose: bool) -> list[dict]:
+    """The final policy against each of the evaluation's opponents, ``eval.final_games`` games
+    each (training.evaluate's field seating): one row per opponent, printed as it comes."""
+    env_name = cfg["env_name"]
+    evaluated = eval_opponents(cfg)
+    eval_workers = max(1, min(int(cfg["workers"]), os.cpu_count() or 1))
+    rows = []
+    for opp in evaluated:
+        row = evaluate_against(env_name, cfg["env_config"], f"ppo:{final}", opp, cfg["eval"]["final_games"],
+                               seed=2_000_000, workers=eval_workers)
+        rows.append(row)
+        if verbose:
+            print(fmt_row(row))
+    missing = [o for o in cfg["eval"]["opponents"] if o not in evaluated]
+    if missing and verbose:
+        print(f"(no {', '.join(missing)} agent for {env_name} yet: not evaluated against it)")
+    return rows
 
 
 def train(
@@ -530,103 +432,26 @@ def train(
     """Train, save and evaluate; returns the run folder. Arguments mirror the command line
     (``config``: a dict, a JSON file, or ``--config`` items; ``players``: ``--players``;
     ``override_config``: ``--override-config``, apply a changed configuration to a resumed run)."""
-    from sb3_contrib import MaskablePPO
-    import torch
-
     started = time.monotonic()
-    opponents = parse_opponents(opponents)
-    changes_applied: list[str] = []
-    if resume is not None:
-        run_dir, cfg = read_run(resume, game)
-        latest_checkpoint(run_dir)  # a folder with nothing to resume from fails before it is touched
-        cfg, changes_applied = resume_config(run_dir, cfg, requested_changes(cfg["env_name"], config, players,
-                                                                              opponents, seed), override_config)
-        for k, v in (("total_timesteps", timesteps), ("minutes", minutes), ("n_envs", n_envs), ("vec_env", vec_env),
-                     ("workers", workers)):
-            if v is not None:
-                cfg[k] = v
-        if minutes is not None and timesteps is None:
-            cfg["total_timesteps"] = None
-        if timesteps is not None and minutes is None:
-            cfg["minutes"] = None  # a new step total replaces the old time budget
-        env_name = cfg["env_name"]
-    else:
-        if game is None:
-            raise ValueError("name a game (e.g. golf_v0) or --resume a run folder")
-        env_name = env_module(game).raw_env.metadata["name"]
-        cfg = resolve_config(env_name, with_players(env_name, config, players), total_timesteps=timesteps,
-                             minutes=minutes, opponents=opponents, seed=seed, n_envs=n_envs, vec_env=vec_env,
-                             workers=workers)
-        if minutes is not None and timesteps is None:
-            cfg["total_timesteps"] = None  # the time budget decides
-        run_dir = Path(out) / env_name / (name or datetime.now().strftime("%Y%m%d-%H%M%S"))
-        if run_dir.exists() and any(run_dir.iterdir()):
-            raise FileExistsError(f"{run_dir} exists; use --resume {run_dir} to continue it, or another --name")
-    module = env_module(env_name)  # bad game options fail here, before any work
-    spaces = []
-    for options in (cfg["env_config"], train_env_config(cfg)):
-        e = module.env(**options)
-        spaces.append(e.observation_space(e.possible_agents[0]))
-    if spaces[0] != spaces[1]:
-        raise ValueError(f"train_env_config {cfg.get('train_env_config')} changes the observation: only options "
-                         "that leave it alone (like reward_mode) may differ between training and evaluation")
+    resumed = resume is not None
+    run_dir, cfg, changes_applied = resolve_run(game, resume, out, name, config, players, parse_opponents(opponents),
+                                                seed, override_config, timesteps=timesteps, minutes=minutes,
+                                                n_envs=n_envs, vec_env=vec_env, workers=workers)
+    env_name = cfg["env_name"]
+    check_train_env_config(cfg)  # bad game options fail here, before any work
     kwargs = ppo_kwargs(cfg)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(torch_threads(cfg))
-    limit_threads(int(cfg.get("env_threads", 1)))
-    # Checking every action distribution's arguments costs ~5% of a Golf rollout; the masks
-    # and logits come from SB3 itself, so the check finds nothing.
-    torch.distributions.Distribution.set_default_validate_args(False)
+    set_up_process(cfg)
     pool = usable_opponents(env_name, cfg["opponents"])
-    cfg.setdefault("runs", []).append({
-        "started": datetime.now().isoformat(timespec="seconds"),
-        "argv": list(argv) if argv is not None else None,
-        "resume": resume is not None, "opponents_used": pool, "config_changes": changes_applied,
-        "versions": versions(), "platform": platform.platform(), "cpus": os.cpu_count(),
-    })
-    (run_dir / "config.json").write_text(json.dumps(cfg, indent=2))
+    start_run(run_dir, cfg, argv, resumed, opponents_used=pool, config_changes=changes_applied, versions=versions())
 
-    clock = Clock()
-    tb_dir = str(run_dir / "tb") if has_module("tensorboard") else None
-    if tb_dir is None:
-        print("note: tensorboard is not installed (pip install -e '.[train]'); no TensorBoard logs", file=sys.stderr)
+    tb_dir = tensorboard_dir(run_dir)
     venv = make_vec_env(cfg, pool)
     try:
-        if resume is not None:
-            from agents.ppo import read_metadata
-
-            ckpt = latest_checkpoint(run_dir)
-            clock = Clock(read_metadata(ckpt).get("train_seconds", 0.0))
-            model = MaskablePPO.load(ckpt, env=venv, device="cpu", tensorboard_log=tb_dir)
-            model.set_random_seed(int(cfg["seed"]) + int(model.num_timesteps))
-        else:
-            model = MaskablePPO("MlpPolicy", venv, seed=int(cfg["seed"]), device="cpu", verbose=0,
-                                tensorboard_log=tb_dir, **kwargs)
-        warm = None
-        if resume is None and (cfg.get("imitation") or {}).get("teacher"):
-            from training.imitation import warm_start
-
-            warm = warm_start(model, cfg, pool, progress=progress)
-            clock.before += warm["seconds"]
-            if verbose:
-                last = warm["epochs"][-1]
-                print(f"imitation of {warm['teacher']}: {warm['decisions']:,} decisions, {warm['seconds']:.0f} s; "
-                      f"the policy agrees with it on {last['agreement']:.1%} of them")
+        model, clock = build_model(cfg, run_dir, venv, kwargs, tb_dir, resumed)
+        warm = None if resumed else imitate_teacher(model, cfg, pool, clock, progress, verbose)
         done = int(model.num_timesteps)
-        target = cfg["total_timesteps"]
-        budget_s = None if cfg["minutes"] is None else 60.0 * float(cfg["minutes"]) - (warm["seconds"] if warm else 0.0)
-        remaining = (int(target) - done) if target is not None else 10**12
-        if remaining > 0:
-            callbacks = _callbacks(cfg, run_dir, pool, budget_s, target, progress, resume is not None, clock)
-            callbacks.append(update_threads_callback(torch_threads(cfg), collection_threads(venv, torch_threads(cfg))))
-            model.learn(remaining, callback=callbacks, tb_log_name="ppo", reset_num_timesteps=resume is None)
-            train_s = clock.elapsed()
-        else:
-            train_s = 0.0
-        save_checkpoint(model, run_dir, cfg, clock.before + train_s)
-        from agents.ppo import save_model
-
-        final = save_model(model, run_dir / "final.zip", policy_meta(model, cfg, clock.before + train_s))
+        train_s = learn(model, venv, cfg, run_dir, pool, clock, warm, resumed, progress)
+        final = save_final(model, run_dir, cfg, clock.before + train_s)
     finally:
         venv.close()
 
@@ -641,21 +466,9 @@ def train(
         print(f"\n{env_name} {cfg['env_config']}: trained to {steps:,} steps "
               f"({train_s / 60:.1f} min this run, {summary['steps_per_second']} steps/s); policy {final}")
     if final_eval and cfg["eval"]["final_games"] > 0:
-        evaluated = eval_opponents(cfg)
-        eval_workers = max(1, min(int(cfg["workers"]), os.cpu_count() or 1))
-        for opp in evaluated:
-            row = evaluate_against(env_name, cfg["env_config"], f"ppo:{final}", opp, cfg["eval"]["final_games"],
-                           seed=2_000_000, workers=eval_workers)
-            summary["evaluation"].append(row)
-            if verbose:
-                print(fmt_row(row))
-        missing = [o for o in cfg["eval"]["opponents"] if o not in evaluated]
-        if missing and verbose:
-            print(f"(no {', '.join(missing)} agent for {env_name} yet: not evaluated against it)")
+        summary["evaluation"] = final_evaluation(cfg, final, verbose)
     summary["total_seconds_this_run"] = round(time.monotonic() - started, 1)
-    from training.evaluate import _jsonable
-
-    (run_dir / "final_eval.json").write_text(json.dumps(_jsonable(summary), indent=2))
+    (run_dir / "final_eval.json").write_text(json.dumps(jsonable(summary), indent=2))
     if verbose:
         print(f"run folder: {run_dir}")
     return run_dir

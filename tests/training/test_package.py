@@ -11,7 +11,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "training"
-CORE = ["config", "opponents", "runs", "evaluate", "batched", "single_agent", "baselines", "curves"]
+CORE = ["config", "opponents", "runs", "evaluate", "seating", "games", "intervals", "ratings", "results",
+        "provenance", "progress", "batched", "single_agent", "baselines", "curves"]
 BACKENDS = {"sb3_backend": {"stable_baselines3", "sb3_contrib"}, "rllib_backend": {"ray"}}
 FRAMEWORKS = {"stable_baselines3", "sb3_contrib", "ray"}
 
