@@ -32,3 +32,6 @@ def decode(vector: np.ndarray) -> PlayerView:
 def render_state(s: SetState) -> str:
     """Every card, hidden ones included (debugging only, never for a player)."""
     return _shared.render_state(s, hot=True)
+
+
+__all__ = ["Codec", "PlayerView", "decode", "encode", "layout", "make_layout", "render", "render_state", "render_view", "view"]
