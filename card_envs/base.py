@@ -22,8 +22,6 @@ The rules object a game supplies (duck-typed) provides::
     .public_action(state, action) -> str what every seat sees of an action about to be applied:
                                          its name, or for a hidden choice what the table saw
     .zones(state) -> dict[str, list[int]]   every card, each in exactly one zone (for tests)
-    .resample_hidden(state, seat, rng) -> state   a copy with the cards ``seat`` cannot see
-                                         reshuffled among their places (for leak tests)
 
 and the glue subclass names the view module (``View = <game>.view``: ``Codec``, ``layout``,
 ``view``, ``render``, ``render_state``), or overrides ``_encode``, ``_render_view``,

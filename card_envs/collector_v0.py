@@ -1,6 +1,6 @@
 """Collector, PettingZoo module convention: ``card_envs.collector_v0.env()``, ``parallel_env()``."""
 
-from card_envs.collector.env import BENCHMARK_CONFIG, CONFORMANCE_CONFIGS, PROCESS_CONFIGS, RARE_BRANCHES, env, parallel_env, parallel_raw_env, raw_env  # noqa: F401
+from card_envs.collector.env import BENCHMARK_CONFIG, env, parallel_env, parallel_raw_env, raw_env  # noqa: F401
 
 from card_envs._vector_api import vector_constructor
 from card_envs.collector.worlds import sample_world

@@ -2,9 +2,6 @@
 
 from card_envs.guillotine.env import (  # noqa: F401
     BENCHMARK_CONFIG,
-    CONFORMANCE_CONFIGS,
-    PROCESS_CONFIGS,
-    RARE_BRANCHES,
     env,
     raw_env,
 )

@@ -104,16 +104,19 @@ TOUR = [
     new_code_cell("print(layout.table())"),
     new_markdown_cell(
         "Leak-freedom is a tested property: for every game, the conformance suite reshuffles every card a "
-        "seat cannot see and checks that seat's observation, mask, infos and rendering stay byte-identical."
+        "seat cannot see and checks that seat's observation, mask, infos and rendering stay byte-identical. "
+        "The public `sample_world(observation, rng, **options)` shows the other side of it: from player 0's "
+        "observation alone it draws full game states (in player 0's frame: it is seat 0) that differ in the "
+        "cards player 0 cannot see, yet each encodes to the very same observation."
     ),
     new_code_cell(
-        "state = raw.game_state\n"
+        "options = {'num_players': 2, 'num_rounds': 1, 'dealer': 1}  # the options raw was made with\n"
+        "rng = np.random.default_rng(0)\n"
         "for trial in range(3):\n"
-        "    other_world = raw.rules.resample_hidden(state, 0, np.random.default_rng(trial))\n"
-        "    raw.game_state = other_world\n"
-        "    print('hidden cards differ:', raw.rules.zones(other_world) != raw.rules.zones(state),\n"
-        "          '| player_0 observes the same:', np.array_equal(raw.observe('player_0')['observation'], x))\n"
-        "raw.game_state = state"
+        "    world = card_envs.golf_v0.sample_world(x, rng, **options)\n"
+        "    face_down = [card_envs.cards.to_str(c) for c, up in zip(world.grid[1], world.face_up[1]) if not up]\n"
+        "    print(\"player_1's face-down cards:\", ' '.join(face_down), '| stock top:', card_envs.cards.to_str(world.stock[-1]),\n"
+        "          '| encodes to the same observation:', np.array_equal(raw.encode_view(raw.view_of(world, 0)), x))"
     ),
     new_markdown_cell("## Step with action names, in any game"),
     new_code_cell(

@@ -8,6 +8,7 @@ from card_envs import cards
 from card_envs.encoding import Layout
 from card_envs.options import check_choice, check_int, check_seat_or_random
 from card_envs.scoring import competition_ranks, rank_rewards, ranks_from_order
+from tests.cases import resample_hidden
 
 
 @pytest.mark.parametrize("text, rank, suit", [("As", 0, 3), ("Td", 9, 1), ("10d", 9, 1), ("7h", 6, 2), ("Kc", 12, 0),
@@ -196,7 +197,7 @@ def test_golf_hidden_cards_never_reach_any_seat_for_any_seed_and_moment(seed, pl
     for seat, agent in enumerate(env.possible_agents):
         before = (env.observe(agent)["observation"].tobytes(), env.observe(agent)["action_mask"].tobytes(),
                   env.render_view(agent))
-        env.game_state = env.rules.resample_hidden(state, seat, rng)
+        env.game_state = resample_hidden(env.rules, state, seat, rng)
         env._mask = None
         after = (env.observe(agent)["observation"].tobytes(), env.observe(agent)["action_mask"].tobytes(),
                  env.render_view(agent))

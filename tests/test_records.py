@@ -14,6 +14,8 @@ import pytest
 
 import card_envs
 from card_envs import records
+from tests import cases
+from tests.cases import resample_hidden
 from tests.conformance.cases import CASES, FIRST_CASES, random_action
 
 #: random games replayed observation by observation in the default suite, and in the slow one
@@ -76,7 +78,7 @@ def a_stacked_deck(module, config, seed):
 
 
 def line_of(module, config=None, seed=5):
-    config = dict(module.CONFORMANCE_CONFIGS[0] if config is None else config)
+    config = dict(cases.of(module).CONFORMANCE_CONFIGS[0] if config is None else config)
     return records.dumps(records.record(module.raw_env.metadata["name"], "random", config, seed=seed))
 
 
@@ -501,8 +503,8 @@ def test_the_spectator_screen_is_the_spectator_pictures_scene_in_text_and_hides_
     assert text in records.screens(rec)[6] and "##" in text
     rng = np.random.default_rng(0)
     for _ in range(5):  # the cards no seat can see reshuffled: the spectator's text stays the same
-        other = raw.rules.resample_hidden(raw.game_state, 0, rng)
+        other = resample_hidden(raw.rules, raw.game_state, 0, rng)
         assert records.scene_text(module.scene(raw.rules, other, 0, False)) == text
     # negative control: the full state does show the face-down cards, so reshuffling them shows
-    shown = {raw._render_state(raw.rules.resample_hidden(raw.game_state, 0, rng)) for _ in range(5)}
+    shown = {raw._render_state(resample_hidden(raw.rules, raw.game_state, 0, rng)) for _ in range(5)}
     assert len(shown) > 1

@@ -28,7 +28,6 @@ irrelevant).
 from __future__ import annotations
 
 from collections import deque
-from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -124,29 +123,6 @@ def rank_counts(card_list) -> list[int]:
     out = [0] * NUM_RANKS
     for c in card_list:
         out[c % 13] += 1
-    return out
-
-
-def resolves(before: SetState) -> bool:
-    """Whether the next commitment closes ACQUIRE (the round resolves)."""
-    return before.phase == ACQUIRE and before.pos + 1 == len(before.order)
-
-
-def contest_losers_drew(before: SetState, action: int, after: SetState) -> list[int]:
-    """For the process property's rare branches: the cards each losing claimant drew in the
-    round ``action`` resolves (empty if it resolves none, has no contest, starts a new deal, or
-    the stock could run short, so that the counts show the ``contest_fallback`` itself)."""
-    n = before.num_players
-    if not resolves(before) or len(before.stock) < 2 * n or after.deal != before.deal:
-        return []
-    claims = before.pending[:]
-    claims[before.current_player] = action
-    targets = [(p + a - DRAW_TWO) % n if a != DRAW_TWO else -1 for p, a in enumerate(claims)]
-    out = []
-    for d in range(n):
-        cl = [p for p in range(n) if targets[p] == d]
-        if len(cl) > 1:
-            out += [after.last_drawn[p] for p in cl if p != after.last_taker[d]]
     return out
 
 
@@ -447,82 +423,6 @@ class SetRules:
         out = {f"hand {p}": s.hands[p][:] for p in range(self.num_players)}
         out["stock"] = list(s.stock)
         out["played"] = [c for c in s.played if c >= 0]
-        return out
-
-    def resample_hidden(self, s: SetState, seat: int, rng: np.random.Generator) -> SetState:
-        """A copy in which everything ``seat`` cannot know is redrawn.
-
-        Hidden from ``seat``: the other players' cards that are not publicly known, the stock
-        cards nobody has seen (its top part) and, in a commit phase, the other players' pending
-        commitments; from the next Hot deal on, the shuffles too (the copy gets a fresh
-        generator). These hidden cards are dealt at random among the hidden places (each keeps
-        its size) and each pending commitment of another player is redrawn among its legal
-        choices. Everything ``seat`` knows stays: its own hand and commitment, the cards seen
-        face up and where they went, hand and stock sizes, the shown hands once laid down, and
-        that no other player held a complete set at the last check (draws violating that are
-        rejected; after many rejections only the suits of the hidden cards are permuted,
-        which keeps it by construction).
-        """
-        n = self.num_players
-        out = s.copy()
-        out.rng = np.random.default_rng(int(rng.integers(2**63)))
-        others = [p for p in range(n) if p != seat]
-        hands_shown = s.laid_down
-        places: list[tuple[int, int]] = []  # (seat or -1 for the stock, how many hidden cards)
-        pool: list[int] = []
-        kept: dict[int, list[int]] = {}
-        if not hands_shown:
-            for p in others:
-                known = set(s.known[p])
-                hidden = [c for c in s.hands[p] if c not in known]
-                kept[p] = [c for c in s.hands[p] if c in known]
-                pool.extend(hidden)
-                places.append((p, len(hidden)))
-        pool.extend(islice(s.stock, 0, s.stock_unknown))
-        places.append((-1, s.stock_unknown))
-        tail = list(islice(s.stock, s.stock_unknown, None))
-        pool_arr = np.array(pool, dtype=np.int64)
-
-        def deal_out(order: list[int]) -> None:
-            i = 0
-            for p, k in places:
-                part = order[i : i + k]
-                i += k
-                if p < 0:
-                    out.stock = deque(part + tail)
-                else:
-                    out.hands[p] = kept[p] + part
-                    out.counts[p] = rank_counts(out.hands[p])
-
-        def consistent() -> bool:
-            if hands_shown:  # nothing of the hands was redrawn
-                return True
-            for p in others:
-                counts = out.counts[p][:]
-                if s.played[p] >= 0:
-                    counts[s.played[p] % 13] += 1
-                if 0 not in counts:
-                    return False
-            return True
-
-        for _ in range(200):
-            deal_out(rng.permutation(pool_arr).tolist())
-            if consistent():
-                break
-        else:  # permute suits only: every hand keeps its ranks
-            by_rank: dict[int, list[int]] = {}
-            for c in pool:
-                by_rank.setdefault(c % 13, []).append(c)
-            perm = {}
-            for r, cs in by_rank.items():
-                for a, b in zip(cs, rng.permutation(np.array(cs)).tolist()):
-                    perm[a] = b
-            deal_out([perm[c] for c in pool])
-        # the other players' pending commitments
-        for p in others:
-            if out.pending[p] >= 0:
-                legal = np.flatnonzero(self.mask_for(out, p))
-                out.pending[p] = int(rng.choice(legal))
         return out
 
     def reveals(self, s: SetState, action: int, seat: int):

@@ -100,7 +100,6 @@ from card_envs.base import CardGameEnv, add_parallel_state, env_constructors, st
 from card_envs.collector import state as collector_state
 from card_envs.collector import view as view_mod
 from card_envs.collector.parallel import parallel_constructor
-from card_envs.collector.engine import PLAY, contest_losers_drew
 from card_envs.collector.rules import CollectorRules
 
 
@@ -124,37 +123,5 @@ __doc__ = __doc__.replace("{layout}", view_mod.make_layout(2).table())
 __doc__ = __doc__.replace("{state}", state_doc("**State (privileged).**", collector_state.table(CollectorRules())))
 raw_env.__doc__ = __doc__
 
-#: configurations the conformance suite runs (tests/conformance)
-CONFORMANCE_CONFIGS = [
-    {},
-    {"num_players": 3},
-    {"num_players": 4, "max_rounds": 60},
-    {"num_players": 3, "contest_fallback": "nothing", "dealer": "random", "max_rounds": 80},
-    {"num_players": 2, "max_rounds": 6, "truncation_rule": "most_ranks"},
-    {"num_players": 4, "hand_size": 12, "max_rounds": 30},
-]
-def _losers_drew(before, action, after):
-    return contest_losers_drew(before, action, after)
-
-
-#: events the process property must reach and check (tests/conformance/test_information_process.py)
-RARE_BRANCHES = {
-    "contest won, the loser draws two (contest_fallback='draw_two')":
-        lambda before, action, after: 2 in _losers_drew(before, action, after),
-    "contest won, the loser gets nothing (contest_fallback='nothing')":
-        lambda before, action, after: 0 in _losers_drew(before, action, after),
-    "a set completed: the game is won and the hands laid down": lambda before, action, after: after.terminated,
-    "the round limit: the hands laid down, the game truncated": lambda before, action, after: after.truncated,
-    "a player with an empty hand skips PLAY":
-        lambda before, action, after: after.phase == PLAY and len(after.order) < after.num_players,
-}
-#: configurations of the process property (each reaches some of the rare branches in 4 games)
-PROCESS_CONFIGS = [
-    {"num_players": 2, "hand_size": 10, "max_rounds": 30},
-    {"num_players": 3, "max_rounds": 20},
-    {"num_players": 4, "max_rounds": 10},
-    {"num_players": 3, "hand_size": 1, "contest_fallback": "nothing", "dealer": "random", "max_rounds": 20},
-    {"num_players": 2, "max_rounds": 6, "truncation_rule": "most_ranks"},
-]
 #: the configuration of the issue's speed target (15,000 env steps/s through env())
 BENCHMARK_CONFIG = {"num_players": 3}

@@ -69,17 +69,6 @@ _SEGMENTS = ("phase", "lead", "round", "stock_size", "own_commit", "committed", 
 #: ``_RANK[c]``: the rank of card int c (suits do not matter), a table instead of ``c % 13``
 _RANK = (np.arange(DECK_SIZE) % NUM_RANKS).astype(np.int64)
 
-#: configurations beyond the conformance ones that the differential test (``tests/vector/``)
-#: also plays, each reaching a branch of these kernels worth pinning
-VECTOR_CONFIGS = [
-    {"num_players": 2, "hand_size": 12, "max_rounds": 40},  # quick completions, most_ranks off
-    {"num_players": 4, "hand_size": 1, "contest_fallback": "nothing", "max_rounds": 40},  # empty hands skip PLAY
-    {"num_players": 3, "max_rounds": 12, "truncation_rule": "most_ranks", "dealer": 2},  # truncations, ranked
-    {"num_players": 4, "hand_size": 10, "max_rounds": 25, "truncation_rule": "most_ranks", "dealer": "random"},
-    {"num_players": 2, "max_rounds": 1},  # the round guard at once
-    {"num_players": 3, "hand_size": 12, "max_rounds": 60, "dealer": 1},  # a short stock: draws served from the lead seat
-]
-
 
 # ------------------------------------------------------------------------------ the rules
 @njit(cache=True)

@@ -34,7 +34,7 @@ a player's turns (the reveal, every claim, contest, take, return and draw count)
 last round's segments, and a player is shown the state after every phase (or the reveal of the
 round it skipped). What is not kept: the claims and plays of earlier rounds (they carry no card
 fact beyond the above), and that no other player was complete at checks before the last one (a
-weak constraint on hidden cards, the same one ``resample_hidden`` does not enforce either); a Hot
+weak constraint on hidden cards, which the test suite's resampler does not enforce either); a Hot
 deal's history ends with it (the next deal is a fresh shuffle), except its points, callers and
 laid-down hands.
 """

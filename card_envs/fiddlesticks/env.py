@@ -105,7 +105,7 @@ stock, its top the next card in the list.
 - v0 (issue 13): new `absent` segment (N×13): the ranks each seat is publicly known to hold no
   more of than its `known` cards, from forced pick-ups, until it draws; the rendering shows them
   ("no other …"). The SWAP-phase rendering no longer lists a card already picked in the hand.
-  Adds the process-property hooks (`reveals`, `RARE_BRANCHES`, `PROCESS_CONFIGS`).
+  Adds the process-property hook `rules.reveals`.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ from __future__ import annotations
 from card_envs.base import CardGameEnv, env_constructors, state_doc
 from card_envs.fiddlesticks import state as fs_state
 from card_envs.fiddlesticks import view as fs_view
-from card_envs.fiddlesticks.rules import PLAY, PLAYABLE, SWAP, TEN, FiddlesticksRules
+from card_envs.fiddlesticks.rules import FiddlesticksRules
 
 
 class raw_env(CardGameEnv):
@@ -128,73 +128,6 @@ __doc__ = __doc__.replace("{layout}", fs_view.layout(FiddlesticksRules()).table(
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", fs_state.table(FiddlesticksRules())))
 raw_env.__doc__ = __doc__
 
-#: configurations the conformance suite runs (tests/conformance)
-CONFORMANCE_CONFIGS = [
-    {"num_players": 4},
-    {"num_players": 2},
-    {"num_players": 2, "end_mode": "rank_all", "voluntary_pickup": True, "max_turns": 300},  # truncations
-    {"num_players": 3, "end_mode": "rank_all"},
-    {"num_players": 3, "num_decks": 1, "dealer": 0},
-    {"num_players": 4, "end_mode": "rank_all"},
-    {"num_players": 6, "end_mode": "rank_all"},
-    {"num_players": 6, "num_decks": 3, "four_in_a_row_clears": False},
-    {"num_players": 5, "num_decks": 1, "dealer": 2, "max_turns": 80},  # 7 cards in the stock
-]
 #: the configuration of the issue's speed target
 BENCHMARK_CONFIG = {"num_players": 4}
 
-
-# ------------------------------------------------------------------ the process property
-def _is_pickup(before, action, after) -> bool:
-    """A PICKUP: the pile went into the actor's hand (a failed blind also takes the pile, but the
-    actor's hand was empty and a face-down slot was turned)."""
-    p = before.current_player
-    return (
-        before.phase == PLAY and bool(before.pile) and before.hand_size[p] > 0
-        and not after.pile and after.cleared_counts == before.cleared_counts
-        and after.hand_size[p] == before.hand_size[p] + len(before.pile)
-    )
-
-
-def _playable_in_hand(s) -> bool:
-    p, ok = s.current_player, PLAYABLE[s.run_rank]
-    return any(c and ok[r] for r, c in enumerate(s.hand_counts[p]))
-
-
-def _played_rank(before, after) -> int | None:
-    """The rank put on the pile by a PLAY or BLIND that cleared it (None if it did not clear)."""
-    if before.phase != PLAY or sum(after.cleared_counts) == sum(before.cleared_counts):
-        return None
-    for r, (a, b, pc) in enumerate(zip(after.cleared_counts, before.cleared_counts, before.pile_counts)):
-        if a - b - pc > 0:
-            return r
-    return None
-
-
-#: events the process property must check at least once (tests/conformance/process.py)
-RARE_BRANCHES = {
-    "swap pick from the hand (hidden commit)": lambda b, a, n: (
-        b.phase == SWAP and n.phase == SWAP
-        and sum(n.hand_counts[b.current_player]) < sum(b.hand_counts[b.current_player])
-    ),
-    "forced pick-up": lambda b, a, n: _is_pickup(b, a, n) and not _playable_in_hand(b),
-    "voluntary pick-up": lambda b, a, n: _is_pickup(b, a, n) and _playable_in_hand(b),
-    "blind play that fails": lambda b, a, n: (
-        b.phase == PLAY and b.hand_size[b.current_player] == 0 and n.hand_size[b.current_player] > 0
-    ),
-    "blind play that fits": lambda b, a, n: (
-        b.phase == PLAY and b.hand_size[b.current_player] == 0 and n.hand_size[b.current_player] == 0
-    ),
-    "four in a row clears the pile": lambda b, a, n: _played_rank(b, n) not in (None, TEN),
-    "a 10 burns the pile": lambda b, a, n: _played_rank(b, n) == TEN and sum(b.pile_counts) > 0,
-}
-
-#: the configurations the process property runs: few and small enough to be quick, and between
-#: them reaching every rare branch (voluntary pick-ups need the option; one deck and five players
-#: leave a 7-card stock, so blind plays come early)
-PROCESS_CONFIGS = [
-    {"num_players": 4},
-    {"num_players": 2, "end_mode": "rank_all", "voluntary_pickup": True, "max_turns": 300},
-    {"num_players": 3, "num_decks": 1, "dealer": 0},
-    {"num_players": 5, "num_decks": 1, "end_mode": "rank_all", "max_turns": 150},
-]

@@ -74,17 +74,6 @@ _RANK = np.array(GAME_RANK, dtype=np.int64)
 #: ``_PLAYABLE[top, r]``: may rank r go on a pile whose top rank is ``top`` (EMPTY = 13)?
 _PLAYABLE = np.array(PLAYABLE, dtype=np.int8)
 
-#: configurations beyond the conformance ones that the differential test (``tests/vector/``)
-#: also plays, each reaching a branch of these kernels worth pinning
-VECTOR_CONFIGS = [
-    {"num_players": 11},  # the most players two decks allow: a 5-card stock, face-up cards taken in early
-    {"num_players": 5, "num_decks": 1, "end_mode": "rank_all", "dealer": 4, "max_turns": 600},  # blind plays, outs
-    {"num_players": 3, "num_decks": 4, "dealer": 1},  # K = 16: 225 actions
-    {"num_players": 2, "num_decks": 1, "four_in_a_row_clears": False, "max_turns": 200},
-    {"num_players": 4, "voluntary_pickup": True, "dealer": 3, "max_turns": 60},  # first_out with voluntary pick-ups
-    {"num_players": 3, "max_turns": 25},  # truncation, all rewards 0
-]
-
 
 # ------------------------------------------------------------------------------ the rules
 @njit(cache=True, inline="always")

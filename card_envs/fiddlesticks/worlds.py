@@ -31,7 +31,7 @@ In the SWAP phase nothing is known to be absent: the unseen cards (the opponents
 the face-down cards, the stock) are one uniform shuffle. An opponent's picks so far are a
 hidden commitment the observation says nothing about beyond their number; they are drawn as a
 uniformly random subset of its six pool cards (its own choice, not a card-blind event: this is
-the modelling choice, the same as ``rules.resample_hidden``).
+the modelling choice, the same as the test suite's resampler of hidden cards).
 
 **Facts the observation does not hold.** After the SWAP phase the dealer (and so the first
 player) and the dealt face-up and hand ranks are not in the observation; no rule reads them

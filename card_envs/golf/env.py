@@ -94,8 +94,7 @@ from the dealer's left; the next card starts the discard pile; the rest is the s
   `last_round_grid` (N·6·13): a rebuilt stock's public composition is kept, and the layouts
   revealed at a round's end are shown. Rendering: the discard pile's ranks, the rebuilt stock,
   face-up value counting pairs as 0, an empty discard pile (no longer `##`), the revealed
-  layouts, and who won at the end. `rules.reveals`, `PROCESS_CONFIGS` and `RARE_BRANCHES` for
-  the process test.
+  layouts, and who won at the end. `rules.reveals` for the process test.
 """
 
 from __future__ import annotations
@@ -117,54 +116,6 @@ env, raw_env = env_constructors(raw_env)
 __doc__ = __doc__.replace("{layout}", golf_view.layout(GolfRules(num_players=2, num_rounds=1)).table())
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", golf_state.table(GolfRules(num_players=2, num_rounds=1))))
 raw_env.__doc__ = __doc__
-
-#: configurations the conformance suite runs (tests/conformance)
-CONFORMANCE_CONFIGS = [
-    {"num_players": 2, "num_rounds": 1},
-    {"num_players": 4, "num_rounds": 1},
-    {"num_players": 7, "num_rounds": 1},
-    {"num_players": 2},
-    {"num_players": 3, "num_rounds": 2, "flip_after_discard": "may", "reward_mode": "score"},
-    {"num_players": 12, "num_rounds": 1, "flip_after_discard": "must", "initial_flips": 0, "final_turns": False},
-]
-#: the process-property test (tests/conformance/test_information_process.py) runs these: the
-#: conformance configurations with a fixed number of rounds, multi-round play cut by
-#: ``max_rounds`` (a target of 200 cannot be reached in 3 rounds of at most 60), and 8 players on
-#: one deck, whose 3-card stock is rebuilt often. Playing to ``target_score`` is left out on
-#: purpose: whether the game ends after a round then depends on the cards that round's end
-#: turns up, so two worlds differing in face-down cards rightly differ in "who acts next"
-#: after that revealing step (the whole table sees the revealed layouts and totals).
-#: (The 12-player conformance configuration is checked with its options at 5 players: the
-#: property costs O(N²) per step.)
-PROCESS_CONFIGS = [c for c in CONFORMANCE_CONFIGS if "num_rounds" in c and c["num_players"] <= 8] + [
-    {"num_players": 5, "num_rounds": 1, "flip_after_discard": "must", "initial_flips": 0, "final_turns": False},
-    {"num_players": 2, "target_score": 200, "max_rounds": 3},
-    {"num_players": 2, "target_score": 60},  # to a target: a round's revealed cards decide the end
-    {"num_players": 8, "num_decks": 1, "num_rounds": 1, "flip_after_discard": "may"},
-]
-
-
-def _rebuilt(before, action, after) -> bool:
-    """The step ended a turn on an empty stock, and the next turn rebuilt it from the discards."""
-    return not before.stock and bool(after.stock) and after.round == before.round
-
-
-def _drawn_from_known_stock(before, action, after) -> bool:
-    """A card drawn from a rebuilt (publicly known) stock is placed or discarded."""
-    return before.phase == 2 and before.stock_known and not before.pending_from_discard
-
-
-def _round_end_reveal(before, action, after) -> bool:
-    """A round ends while some card is still face down (everything is turned up and scored)."""
-    return after.round != before.round and any(not all(up) for up in before.face_up)
-
-
-#: events the process property must be checked at (predicate(before, action, after))
-RARE_BRANCHES = {
-    "stock rebuild": _rebuilt,
-    "card from a rebuilt stock placed": _drawn_from_known_stock,
-    "round end reveals face-down cards": _round_end_reveal,
-}
 
 #: the configuration of the issue's speed target
 BENCHMARK_CONFIG = {"num_players": 2, "num_rounds": 1}

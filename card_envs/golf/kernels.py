@@ -66,16 +66,6 @@ _RANK_VALUE = np.array(RANK_VALUE, dtype=np.int64)
 _PARTNER = np.array((3, 4, 5, 0, 1, 2), dtype=np.int64)
 _COLUMN = np.array((0, 1, 2, 0, 1, 2), dtype=np.int64)
 
-#: configurations beyond the conformance ones that the differential test (``tests/vector/``)
-#: also plays, each reaching a branch of these kernels worth pinning
-VECTOR_CONFIGS = [
-    {"num_players": 2, "target_score": 60, "dealer": 1},  # many rounds, stock rebuilds
-    {"num_players": 5, "num_rounds": 1, "num_decks": 1, "turn_up_discard": False},
-    {"num_players": 2, "num_rounds": 3, "flip_after_discard": "must", "reward_mode": "score"},
-    {"num_players": 3, "target_score": 40, "max_rounds": 2},  # truncation by max_rounds
-    {"num_players": 2, "num_rounds": 1, "max_turns_per_round": 7},  # the stalling guard
-]
-
 
 # ------------------------------------------------------------------------------ the rules
 @njit(cache=True)

@@ -399,35 +399,6 @@ class GolfRules:
         z["pending"] = [] if s.pending is None else [s.pending]
         return z
 
-    def hidden_places(self, s: GolfState, seat: int) -> list[tuple[str, int, int]]:
-        """Where the cards ``seat`` cannot see lie: every face-down slot (its own too), the
-        stock, and a card another player drew from the stock and has not placed yet."""
-        return [pl for group in self.hidden_groups(s, seat) for pl in group]
-
-    def hidden_groups(self, s: GolfState, seat: int) -> list[list[tuple[str, int, int]]]:
-        """The hidden places of ``seat`` split into groups whose cards may be exchanged with
-        each other and nothing else. Before a rebuild the stock, the face-down slots and another
-        player's card drawn from the stock are one pool (a uniformly dealt remainder). Once the
-        stock has been rebuilt from the discard pile its composition is public: the stock and a
-        card drawn from it (hidden from ``seat``) form one group, the face-down slots another."""
-        grid = [("grid", p, i) for p in range(self.num_players) for i in range(NUM_SLOTS) if not s.face_up[p][i]]
-        stock = [("stock", 0, i) for i in range(len(s.stock))]
-        if s.pending is not None and not s.pending_from_discard and s.current_player != seat:
-            stock.append(("pending", 0, 0))
-        if s.stock_known:
-            return [grid, stock]
-        return [grid + stock]
-
-    def resample_hidden(self, s: GolfState, seat: int, rng: np.random.Generator) -> GolfState:
-        """A copy of ``s`` with every card hidden from ``seat`` reshuffled among the hidden places
-        it could lie in (``hidden_groups``): a rebuilt stock keeps its public composition."""
-        t = s.copy()
-        for places in self.hidden_groups(t, seat):
-            pool = [self._get(t, pl) for pl in places]
-            for pl, i in zip(places, rng.permutation(len(pool))):
-                self._set(t, pl, pool[i])
-        return t
-
     def reveals(self, s: GolfState, action: int, seat: int) -> bool:
         """Whether applying ``action`` in ``s`` turns up to ``seat`` a card it could not see:
 
@@ -481,18 +452,3 @@ class GolfRules:
         if not ends:
             return False
         return not all(up) or any(not all(s.face_up[q]) for q in range(self.num_players) if q != p)
-
-    @staticmethod
-    def _get(s: GolfState, place: tuple[str, int, int]) -> int:
-        zone, p, i = place
-        return s.grid[p][i] if zone == "grid" else s.stock[i] if zone == "stock" else s.pending
-
-    @staticmethod
-    def _set(s: GolfState, place: tuple[str, int, int], c: int) -> None:
-        zone, p, i = place
-        if zone == "grid":
-            s.grid[p][i] = c
-        elif zone == "stock":
-            s.stock[i] = c
-        else:
-            s.pending = c

@@ -130,7 +130,7 @@ from __future__ import annotations
 from card_envs.base import CardGameEnv, env_constructors, state_doc
 from card_envs.guilders import state as guilders_state
 from card_envs.guilders import view as guilders_view
-from card_envs.guilders.rules import JOKER_SCORED, MISSED, PENALTY, REFANNED, RESHUFFLED, GuildersRules
+from card_envs.guilders.rules import GuildersRules
 
 
 class raw_env(CardGameEnv):
@@ -148,45 +148,5 @@ __doc__ = __doc__.replace("{layout}", guilders_view.layout(GuildersRules()).tabl
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", guilders_state.table(GuildersRules())))
 raw_env.__doc__ = __doc__
 
-#: configurations the conformance suite runs (tests/conformance)
-CONFORMANCE_CONFIGS = [
-    {"num_players": 4},
-    {"num_players": 1},
-    {"num_players": 2, "reward_mode": "score"},
-    {"num_players": 5, "refan_discards": 1},
-    {"num_players": 20},
-    {"num_players": 3, "evil_joker": True},
-    {"num_players": 3, "good_joker": True},
-    {"num_players": 3, "chaotic_joker": True},
-    {"num_players": 4, "evil_joker": True, "good_joker": True, "chaotic_joker": True, "reward_mode": "score"},
-    {"num_players": 2, "num_decks": 2, "public_discards": True, "refan_discards": -1, "max_turns": 300},
-]
-
-def _events(after) -> int:
-    return after.last_events
-
-
-#: events the process property must be checked at (tests/conformance/test_information_process.py)
-RARE_BRANCHES = {
-    "good joker: a called joker scores 15": lambda before, action, after: bool(_events(after) & JOKER_SCORED),
-    "evil joker: the drawer loses a scored card": lambda before, action, after: bool(_events(after) & PENALTY),
-    "chaotic joker: the discards are reshuffled into the fan": lambda before, action, after: bool(_events(after) & RESHUFFLED),
-    "good joker alone: an uncalled joker is a face-down miss": lambda before, action, after: bool(
-        _events(after) & MISSED and after.last_card >= 52 and not after.last_public
-    ),
-    "refan: the discard pile becomes a new fan": lambda before, action, after: bool(_events(after) & REFANNED),
-    "public discards: a miss shown to all": lambda before, action, after: bool(_events(after) & MISSED and after.last_public),
-}
-#: configurations the process property runs, chosen to reach every rare branch
-PROCESS_CONFIGS = [
-    {"num_players": 3},
-    {"num_players": 4, "refan_discards": 1},
-    {"num_players": 3, "good_joker": True, "jokers_per_deck": 12, "refan_discards": 2},
-    {"num_players": 3, "evil_joker": True, "jokers_per_deck": 4},
-    {"num_players": 3, "chaotic_joker": True},
-    {"num_players": 4, "evil_joker": True, "good_joker": True, "chaotic_joker": True, "jokers_per_deck": 6, "reward_mode": "score"},
-    {"num_players": 2, "public_discards": True, "refan_discards": 1, "reward_mode": "score"},
-    {"num_players": 3, "num_decks": 2, "good_joker": True, "refan_discards": 1},
-]
 #: the configuration of the issue's speed target
 BENCHMARK_CONFIG = {"num_players": 4}

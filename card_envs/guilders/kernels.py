@@ -76,18 +76,6 @@ for _i, _v in enumerate((SUIT_POINTS, RANK_POINTS, CARD_POINTS, JOKER_POINTS)):
     _VALUE_INDEX[_v] = 1 + _i
 
 
-#: configurations beyond the conformance ones that the differential test (``tests/vector/``)
-#: also plays, each reaching a branch of these kernels worth pinning
-VECTOR_CONFIGS = [
-    {"num_players": 60, "num_decks": 2, "evil_joker": True},  # more players than one deck allows
-    {"num_players": 3, "num_decks": 3, "good_joker": True, "jokers_per_deck": 1, "refan_discards": 2},
-    {"num_players": 2, "evil_joker": True, "chaotic_joker": True, "public_discards": True, "start_player": "random"},
-    {"num_players": 3, "good_joker": True, "evil_joker": True, "reward_mode": "score", "refan_discards": 1},
-    {"num_players": 1, "good_joker": True, "chaotic_joker": True, "refan_discards": 3},
-    {"num_players": 4, "refan_discards": -1, "max_turns": 120},  # truncation
-]
-
-
 # ------------------------------------------------------------------------------ the rules
 @njit(cache=True)
 def _score(pile_card, pile_val, pile_len, counts, stats, g, p, x, value):

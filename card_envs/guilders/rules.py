@@ -484,52 +484,6 @@ class GuildersRules:
             return True
         return cfg.public_discards
 
-    def resample_hidden(self, s: GuildersState, seat: int, rng: np.random.Generator) -> GuildersState:
-        """A copy of ``s`` in which the cards ``seat`` cannot see are rearranged among the places
-        it cannot see (the whole fan, and the discards other players drew unless
-        ``public_discards``), consistently with everything public: a face-down miss keeps its
-        call, so the card there never matches that call (a ``suit h`` miss is no heart; with
-        evil or chaotic on it is no joker). Score piles, lost and set-aside cards are public;
-        ``seat``'s own discards stay put.
-
-        The arrangement is drawn by a Markov chain of swaps from the true one, a swap kept only
-        when both places stay consistent: every world it gives is consistent, and the chain's
-        stationary law is uniform over the consistent worlds it can reach."""
-        t = s.copy()
-        if self.config.public_discards:
-            hidden = []
-        else:
-            hidden = [i for i, b in enumerate(t.discard_by) if b != seat]
-        m = len(t.fan)
-        pool = t.fan + [t.discards[i] for i in hidden]
-        calls = [None] * m + [t.discard_call[i] for i in hidden]  # None: a fan place, no constraint
-        if not hidden:  # no constraint: a uniform shuffle
-            pool = [pool[i] for i in rng.permutation(len(pool))]
-        else:  # start from the truth (consistent), then swap
-            size = len(pool)
-            steps = 6 * size + 20
-            for a, b in zip(rng.integers(size, size=steps).tolist(), rng.integers(size, size=steps).tolist()):
-                if a == b or pool[a] == pool[b]:
-                    continue
-                ca, cb = calls[a], calls[b]
-                if (ca is None or self.can_miss(ca, pool[b])) and (cb is None or self.can_miss(cb, pool[a])):
-                    pool[a], pool[b] = pool[b], pool[a]
-        t.fan = pool[:m]
-        for k, i in enumerate(hidden):
-            t.discards[i] = pool[m + k]
-        t.discard_counts = np.bincount(np.array(t.discards, dtype=np.int64), minlength=cards.NUM_CARDS)
-        t.known = np.zeros_like(s.known)
-        for c, b in zip(t.discards, t.discard_by):
-            t.known[b, c] += 1
-        if t.last_place is not None:  # the card missed last turn follows its place
-            zone, i = t.last_place
-            if t.last_public or t.last_mover == seat:  # seat saw it: it stays that card
-                if zone == "fan":
-                    t.last_place = ("fan", t.fan.index(t.last_card))
-            else:
-                t.last_card = (t.fan if zone == "fan" else t.discards)[i]
-        return t
-
 
 # ------------------------------------------------------------------- action names
 SUIT_WORDS = (

@@ -130,16 +130,7 @@ from typing import Any
 from card_envs.base import CardGameEnv, env_constructors, state_doc
 from card_envs.guillotine import state as guillotine_state
 from card_envs.guillotine import view as guillotine_view
-from card_envs.guillotine.rules import (
-    ACE,
-    BONUS,
-    CONTRACT_NAMES,
-    DOMINO_TURN,
-    NUM_CARDS,
-    NUM_PLAYERS,
-    PASS_STOP,
-    GuillotineRules,
-)
+from card_envs.guillotine.rules import CONTRACT_NAMES, NUM_PLAYERS, GuillotineRules
 
 
 class raw_env(CardGameEnv):
@@ -183,73 +174,6 @@ __doc__ = __doc__.replace("{layout}", guillotine_view.LAYOUT.table()).replace(
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", guillotine_state.table(GuillotineRules())))
 raw_env.__doc__ = __doc__
 
-#: configurations the conformance suite runs (tests/conformance)
-CONFORMANCE_CONFIGS = [
-    {"mode": "single"},
-    {},
-    {"mode": "single", "contract": "domino"},
-    {"mode": "single", "contract": "guillotine", "trick_rank_order": "french", "reward_mode": "score"},
-    {"mode": "single", "contract": "domino", "ace_bonus": False, "first_dealer": 2},
-    {"first_dealer": 1, "king_rule": "contract_suit_king", "reward_mode": "score"},
-]
 #: the configuration of the issue's speed target
 BENCHMARK_CONFIG = {"mode": "single"}
 
-
-# ------------------------------------------------------------- process-property checks
-def _actor_hand(before) -> int:
-    return before.hands[before.current_player]
-
-
-def _bonus_entered(before, action, after) -> bool:
-    """A Domino Ace (not the opening card) starts a bonus."""
-    return (before.phase == DOMINO_TURN and before.table != 0 and action < NUM_CARDS
-            and action & 7 == ACE and after.phase == BONUS)
-
-
-def _bonus_entered_with_nothing_playable(before, action, after) -> bool:
-    """The issue's leak: the bonus starts although no card of the hand fits (STOP alone)."""
-    return _bonus_entered(before, action, after) and not after.hands[after.current_player] & after.playable
-
-
-def _bonus_continues(before, action, after) -> bool:
-    """A card laid inside a bonus, and the bonus goes on."""
-    return before.phase == BONUS and action < NUM_CARDS and after.phase == BONUS
-
-
-def _stop_with_nothing_playable(before, action, after) -> bool:
-    """STOP when it is the only legal action of the bonus step."""
-    return before.phase == BONUS and action == PASS_STOP and not _actor_hand(before) & before.playable
-
-
-def _bonus_ended_by_an_empty_hand(before, action, after) -> bool:
-    """The last card of the hand laid inside a bonus: the player is out, the bonus is over."""
-    return before.phase == BONUS and action < NUM_CARDS and _actor_hand(before) == 1 << action
-
-
-def _compulsory_pass(before, action, after) -> bool:
-    """A Domino PASS on a turn with no legal card (it proves the playable cards absent)."""
-    return before.phase == DOMINO_TURN and action == PASS_STOP
-
-
-#: events the process property (tests/conformance/process.py) must check at least once
-RARE_BRANCHES = {
-    "domino ace bonus entered": _bonus_entered,
-    "domino ace bonus entered with nothing playable": _bonus_entered_with_nothing_playable,
-    "domino bonus continues": _bonus_continues,
-    "domino stop with nothing playable": _stop_with_nothing_playable,
-    "domino bonus ended by an empty hand": _bonus_ended_by_an_empty_hand,
-    "domino compulsory pass": _compulsory_pass,
-}
-
-#: configurations of the process property: Domino deals (with and without the bonus, several
-#: dealers) reach the rare branches; the full 24-deal game covers the deal changes
-PROCESS_CONFIGS = [
-    {"mode": "single", "contract": "domino"},
-    {"mode": "single", "contract": "domino", "first_dealer": 1},
-    {"mode": "single", "contract": "domino", "first_dealer": 3, "reward_mode": "score"},
-    {"mode": "single", "contract": "domino", "ace_bonus": False, "first_dealer": 2},
-    {"mode": "single"},
-    {"mode": "single", "contract": "guillotine", "trick_rank_order": "french", "reward_mode": "score"},
-    {"first_dealer": 1, "king_rule": "contract_suit_king", "reward_mode": "score"},
-]

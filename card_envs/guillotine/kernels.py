@@ -103,24 +103,6 @@ _SPADES = np.int64(0xFF << (8 * SPADES_SUIT))
 #: four uint64 words (the encoder writes card masks eight bytes at a time)
 _BIT_TABLE = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float32).view(np.uint64).copy()
 
-#: configurations beyond the conformance ones that the differential test (``tests/vector/``)
-#: also plays, each reaching a branch of these kernels worth pinning
-VECTOR_CONFIGS = [
-    # every deal of the full game (24 deals, all six contracts per dealer), French trick order,
-    # score rewards at every deal, no Ace bonus
-    {"trick_rank_order": "french", "ace_bonus": False, "reward_mode": "score", "first_dealer": 3},
-    # each trick contract alone, scored deal by deal (score mode shows every seat's points)
-    {"mode": "single", "contract": "royalty", "reward_mode": "score", "first_dealer": 0},
-    {"mode": "single", "contract": "queens", "reward_mode": "score", "trick_rank_order": "french"},
-    {"mode": "single", "contract": "spades", "reward_mode": "score"},
-    {"mode": "single", "contract": "spades", "king_rule": "contract_suit_king", "reward_mode": "score"},
-    {"mode": "single", "contract": "parliament", "reward_mode": "score", "first_dealer": 1},
-    {"mode": "single", "contract": "guillotine", "first_dealer": 2},
-    # Domino with the bonus, score rewards; the dealer's own choice among all six in single mode
-    {"mode": "single", "contract": "domino", "reward_mode": "score", "first_dealer": 3},
-    {"mode": "single", "king_rule": "contract_suit_king", "trick_rank_order": "french", "reward_mode": "score"},
-]
-
 
 # ------------------------------------------------------------------------------ the rules
 @njit(cache=True, inline="always")
@@ -720,4 +702,4 @@ class Kernels(GameKernels):
         r[OUT1] = s.out[1] if len(s.out) > 1 else -1
 
 
-__all__ = ["Kernels", "VECTOR_CONFIGS"]
+__all__ = ["Kernels"]

@@ -100,7 +100,6 @@ from card_envs.hot import view as hot_view
 from card_envs.collector import view as view_mod
 from card_envs.collector.env import raw_env as _collector_raw_env
 from card_envs.collector.parallel import parallel_constructor
-from card_envs.collector.engine import OVER, contest_losers_drew, resolves
 from card_envs.hot.rules import HotRules
 
 
@@ -120,40 +119,5 @@ __doc__ = __doc__.replace("{layout}", view_mod.make_layout(2, True).table())
 __doc__ = __doc__.replace("{state}", state_doc("**State (privileged).**", hot_state.table(HotRules())))
 raw_env.__doc__ = __doc__
 
-#: configurations the conformance suite runs (tests/conformance)
-CONFORMANCE_CONFIGS = [
-    {},
-    {"num_players": 3},
-    {"num_players": 3, "reward_mode": "score", "dealer": "random", "target_points": 5},
-    {"num_players": 2, "single_deal": True},
-    {"num_players": 3, "contest_fallback": "nothing", "target_points": 3},
-    {"num_players": 2, "max_rounds_per_deal": 4, "max_deals": 3},
-]
-def _losers_drew(before, action, after):
-    return contest_losers_drew(before, action, after)
-
-
-def _deal_ends(before, action, after):
-    return resolves(before) and (after.deal != before.deal or after.phase == OVER)
-
-
-#: events the process property must reach and check (tests/conformance/test_information_process.py)
-RARE_BRANCHES = {
-    "contest won, the loser draws a replacement (contest_fallback='draw')":
-        lambda before, action, after: 2 in _losers_drew(before, action, after),
-    "contest won, the loser gets no replacement (contest_fallback='nothing')":
-        lambda before, action, after: 1 in _losers_drew(before, action, after),
-    "a deal scored (callers, hands laid down)": lambda before, action, after: _deal_ends(before, action, after) and bool(after.winners),
-    "a void deal (round limit)": lambda before, action, after: _deal_ends(before, action, after) and not after.winners,
-    "the game ends": lambda before, action, after: after.phase == OVER,
-}
-#: configurations of the process property (each reaches some of the rare branches in 4 games)
-PROCESS_CONFIGS = [
-    {"num_players": 2, "hand_size": 10, "single_deal": True, "max_rounds_per_deal": 30},
-    {"num_players": 3, "reward_mode": "score", "dealer": "random", "hand_size": 10, "target_points": 4,
-     "max_rounds_per_deal": 12, "max_deals": 3},
-    {"num_players": 3, "contest_fallback": "nothing", "hand_size": 10, "max_rounds_per_deal": 12, "max_deals": 2},
-    {"num_players": 2, "max_rounds_per_deal": 4, "max_deals": 3},
-]
 #: the speed target's configuration (the issue sets it for 3-player Collector; Hot runs the same engine)
 BENCHMARK_CONFIG = {"num_players": 3}

@@ -18,18 +18,6 @@ from __future__ import annotations
 from card_envs.collector import kernels as _set
 from card_envs.hot.rules import HotRules
 
-#: configurations beyond the conformance ones that the differential test (``tests/vector/``)
-#: also plays, each reaching a branch of these kernels worth pinning
-VECTOR_CONFIGS = [
-    {"num_players": 2, "hand_size": 12, "reward_mode": "score", "target_points": 5},  # several scored deals
-    {"num_players": 3, "hand_size": 8, "reward_mode": "score", "single_deal": True, "max_rounds_per_deal": 30},
-    {"num_players": 2, "max_rounds_per_deal": 3, "max_deals": 4, "reward_mode": "score"},  # void deals, truncation
-    {"num_players": 3, "hand_size": 12, "contest_fallback": "nothing", "max_rounds_per_deal": 15,
-     "max_deals": 6, "dealer": "random"},  # a short stock, losers get nothing, void and scored deals
-    {"num_players": 2, "single_deal": True, "max_rounds_per_deal": 2},  # a void single deal truncates
-    {"num_players": 2, "hand_size": 1, "target_points": 1, "dealer": 1},  # games over in one scored deal
-]
-
 
 class Kernels(_set.Kernels):
     """Hot's kernels for one configuration: Collector's, driven by ``HotRules`` (``rules.hot``

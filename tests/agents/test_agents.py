@@ -9,6 +9,7 @@ import pytest
 import agents
 import card_envs
 from agents.heuristic import HeuristicAgent
+from tests.cases import resample_hidden
 from tests.conformance.cases import FIRST_CASES, STEP_CAP
 from training.evaluate import parse_config, tournament
 
@@ -70,7 +71,7 @@ def test_the_heuristic_decides_the_same_when_only_hidden_cards_change(module, co
             choice.setup(name, config)
             first = choice.act(obs, agent, name)
             for _ in range(2):
-                env.game_state = rules.resample_hidden(original, seat, rng)
+                env.game_state = resample_hidden(rules, original, seat, rng)
                 env._mask = None
                 again = HeuristicAgent(seed=5)
                 again.setup(name, config)

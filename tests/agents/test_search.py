@@ -14,6 +14,7 @@ import card_envs
 from agents.base import start_game
 from agents.search import (ISMCTSAgent, PIMCAgent, _Node, keep_prior_unpaired, parse_options, simulate_batched,
                            simulate_rules, table_for)
+from tests.cases import resample_hidden
 
 CONFIGS = Path(__file__).resolve().parents[2] / "training" / "configs"
 GAMES = list(card_envs.ENVIRONMENTS)
@@ -192,7 +193,7 @@ def test_the_choice_does_not_change_when_only_hidden_cards_change(name):
         seat = env.possible_agents.index(agent)
         original = env.game_state
         firsts = [ready(spec, name, config, seed=5).act(obs, agent, name) for spec in FAST.values()]
-        env.game_state = rules.resample_hidden(original, seat, rng)
+        env.game_state = resample_hidden(rules, original, seat, rng)
         env._mask = None
         again = env.observe(agent)
         assert again["observation"].tobytes() == obs["observation"].tobytes()
@@ -324,7 +325,7 @@ def test_with_the_model_the_choice_does_not_change_when_only_hidden_cards_change
         seat = env.possible_agents.index(agent)
         original = env.game_state
         first = ready(spec, name, config, seed=5).act(obs, agent, name)
-        env.game_state = rules.resample_hidden(original, seat, rng)
+        env.game_state = resample_hidden(rules, original, seat, rng)
         env._mask = None
         again = env.observe(agent)
         assert again["observation"].tobytes() == obs["observation"].tobytes()

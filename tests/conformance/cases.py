@@ -1,4 +1,5 @@
-"""Every registered environment × each of its CONFORMANCE_CONFIGS, as pytest parameters."""
+"""Every registered environment × each of its CONFORMANCE_CONFIGS (``tests/cases/<game>.py``), as
+pytest parameters."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 
 import card_envs
+from tests import cases
 
 #: random games per configuration in the fuzz test (CI raises it: see .ci/run)
 FUZZ_GAMES = int(os.environ.get("CARD_ENVS_FUZZ_GAMES", "30"))
@@ -23,11 +25,11 @@ def _config_id(name: str, cfg: dict) -> str:
 CASES = [
     pytest.param(module, dict(cfg), id=_config_id(name, cfg))
     for name, module in card_envs.ENVIRONMENTS.items()
-    for cfg in module.CONFORMANCE_CONFIGS
+    for cfg in cases.of(name).CONFORMANCE_CONFIGS
 ]
 #: one configuration per environment (the first), for the costlier tests
 FIRST_CASES = [
-    pytest.param(module, dict(module.CONFORMANCE_CONFIGS[0]), id=name)
+    pytest.param(module, dict(cases.of(name).CONFORMANCE_CONFIGS[0]), id=name)
     for name, module in card_envs.ENVIRONMENTS.items()
 ]
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 import card_envs
+from tests import cases
 
 DIR = Path(__file__).resolve().parent.parent / "playthroughs"
 SEED = 2026
@@ -23,7 +24,7 @@ MAX_STEPS = 400  # long games are cut: the transcript's tail then records the cu
 
 def transcript(name: str) -> str:
     module = card_envs.ENVIRONMENTS[name]
-    config = dict(module.CONFORMANCE_CONFIGS[0])
+    config = dict(cases.of(name).CONFORMANCE_CONFIGS[0])
     env = module.raw_env(**config)
     env.reset(seed=SEED)
     rng = np.random.default_rng(SEED)

@@ -2,9 +2,9 @@
 
 The single-state hidden-information test compares two worlds at one moment. This one compares
 what happens *next*: at a step of a random game, take the state, resample every card an observer
-cannot see (``rules.resample_hidden(state, observer, rng)``), apply the same action in the true
-world and in each resampled twin (where that action is legal in both), and compare everything the
-observer can see afterwards:
+cannot see (``resample_hidden(rules, state, observer, rng)``, from ``tests/cases``), apply the same
+action in the true world and in each resampled twin (where that action is legal in both), and
+compare everything the observer can see afterwards:
 
 - who acts next, and whether the game ended (terminated / truncated);
 - the observer's observation, its action mask (when it is the one to act) and its rendering;
@@ -24,9 +24,10 @@ A game may also say *what* a revealing action shows, ``revealed(state, action, s
 twins that show the same are then compared in full, the others skipped (Fiddlesticks' blind play:
 who goes next rightly depends on the card turned up).
 
-A game module may declare ``PROCESS_CONFIGS`` (default: its ``CONFORMANCE_CONFIGS``) and
-``RARE_BRANCHES``: ``{name: predicate(before, action, after) -> bool}``, events the property must
-be checked at least once at (a Domino Ace bonus, a Golf stock rebuild, a forced pick-up, ...).
+A game's cases (``tests/cases/<game>.py``) may declare ``PROCESS_CONFIGS`` (default: its
+``CONFORMANCE_CONFIGS``) and ``RARE_BRANCHES``: ``{name: predicate(before, action, after) -> bool}``,
+events the property must be checked at least once at (a Domino Ace bonus, a Golf stock rebuild, a
+forced pick-up, ...).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from tests.cases import resample_hidden
 
 STEP_CAP = 20_000
 
@@ -101,8 +104,11 @@ def check_process(
     branches: dict | None = None,
     rng_seed: int = 0,
     stop_at_first: bool = True,
+    sampler=resample_hidden,
 ) -> ProcessReport:
-    """Play random games of ``env`` (a raw env: its rules and view) and check the property."""
+    """Play random games of ``env`` (a raw env: its rules and view) and check the property.
+    ``sampler(rules, state, seat, rng)`` draws the twin worlds (default: the game's
+    ``resample_hidden``)."""
     rules = env.rules
     branches = branches or {}
     reveals = getattr(rules, "reveals", None)
@@ -129,7 +135,7 @@ def check_process(
                     if observer == actor:
                         continue
                     for _ in range(worlds):
-                        twin = rules.resample_hidden(state, observer, resample)
+                        twin = sampler(rules, state, observer, resample)
                         if rules.zones(twin) != rules.zones(state):
                             report.resampled_differently += 1
                         if not rules.legal_mask(twin)[action]:

@@ -5,6 +5,7 @@ card among the places it cannot see) must look byte-identical to that seat."""
 import numpy as np
 import pytest
 
+from tests.cases import resample_hidden
 from tests.conformance.cases import CASES, STEP_CAP, random_action
 
 
@@ -37,7 +38,7 @@ def test_cards_a_seat_cannot_see_never_change_what_it_observes(module, config):
                 for seat, observer in enumerate(env.possible_agents):
                     before = _seat_outputs(env, observer)
                     for _ in range(2):
-                        other = rules.resample_hidden(original, seat, resample_rng)
+                        other = resample_hidden(rules, original, seat, resample_rng)
                         if rules.zones(other) != rules.zones(original):
                             changed_something += 1
                         env.game_state = other
@@ -64,7 +65,7 @@ def test_infos_at_the_end_depend_only_on_public_results(module, config):
         if term or trunc:
             state = env.game_state
             for seat in range(len(env.possible_agents)):
-                other = rules.resample_hidden(state, seat, rng)
+                other = resample_hidden(rules, state, seat, rng)
                 assert rules.scores(other) == rules.scores(state)
                 assert rules.ranks(other) == rules.ranks(state)
             env.step(None)

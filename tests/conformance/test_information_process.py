@@ -1,10 +1,11 @@
-"""Nothing hidden may shape what happens next (DESIGN.md, "Hidden cards" and after).
+"""Nothing hidden may shape what happens next.
 
 For every game and configuration: at each step of random games, every observer other than the
 actor, twin worlds resampled from what it cannot see, the same action applied; who acts next and
 everything the observer sees afterwards must be identical (see ``tests/conformance/process.py``).
-Each game's rare branches (``RARE_BRANCHES``) must be reached and checked. A negative control
-plants a leak (a hidden card decides who acts next) and the property must catch it.
+Each game's rare branches (``RARE_BRANCHES`` in ``tests/cases/<game>.py``) must be reached and
+checked. A negative control plants a leak (a hidden card decides who acts next) and the property
+must catch it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 import card_envs
 from card_envs.golf.rules import GolfRules
 from card_envs.golf_v0 import raw_env as GolfEnv
+from tests import cases
 from tests.conformance.process import check_process
 
 #: random games per configuration in the default suite, and in the slow (CI) run
@@ -26,7 +28,8 @@ SLOW_PROCESS_GAMES = 6
 
 def _process_cases():
     for name, module in card_envs.ENVIRONMENTS.items():
-        configs = getattr(module, "PROCESS_CONFIGS", module.CONFORMANCE_CONFIGS)
+        c = cases.of(name)
+        configs = getattr(c, "PROCESS_CONFIGS", c.CONFORMANCE_CONFIGS)
         yield pytest.param(module, configs, id=name)
 
 
@@ -42,7 +45,7 @@ def test_no_hidden_card_shapes_what_an_observer_sees_next_in_many_games(module, 
 
 
 def _check_module(module, configs, games, first_seed):
-    branches = getattr(module, "RARE_BRANCHES", {})
+    branches = getattr(cases.of(module), "RARE_BRANCHES", {})
     reached = {name: 0 for name in branches}
     checked = differently = 0
     for k, config in enumerate(configs):

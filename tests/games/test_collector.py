@@ -18,6 +18,7 @@ from card_envs.cards import parse, to_str
 from card_envs.collector.engine import ACQUIRE, OVER, PLAY
 from card_envs.collector.rules import CollectorRules
 from card_envs.collector.view import decode, encode, render_view, view
+from tests.cases import resample_hidden
 
 RANKS = "A 2 3 4 5 6 7 8 9 10 J Q K".split()
 
@@ -169,14 +170,14 @@ def test_resample_hidden_also_redraws_other_players_pending_commitments():
         for observer in (0, 2):
             before = outputs(env, env.possible_agents[observer])
             for _ in range(20):
-                other = env.rules.resample_hidden(state, observer, rng)
+                other = resample_hidden(env.rules, state, observer, rng)
                 redrawn.add(other.pending[1])
                 assert env.rules.mask_for(other, 1)[other.pending[1]], "a redrawn commitment is legal"
                 env.game_state = other
                 assert outputs(env, env.possible_agents[observer]) == before
                 env.game_state = state
         assert len(redrawn) > 1, "the pending commitment was never redrawn"
-        mine = env.rules.resample_hidden(state, 1, rng)
+        mine = resample_hidden(env.rules, state, 1, rng)
         assert mine.pending == state.pending and mine.hands[1] == state.hands[1], "a seat keeps its own"
 
 

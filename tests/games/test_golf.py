@@ -11,6 +11,7 @@ from card_envs import golf_v0
 from card_envs.cards import make_deck, parse, to_str
 from card_envs.golf.rules import GolfRules, column_score, grid_score
 from card_envs.scoring import rank_rewards
+from tests.cases import resample_hidden
 
 FILLER_GRID = "2c 3c 4c 5c 6c 7c"
 
@@ -570,11 +571,11 @@ def test_resample_hidden_keeps_a_rebuilt_stocks_composition():
     face_down = Counter(c for g in s.grid for c in g)
     changed = 0
     for k in range(20):
-        t = rules.resample_hidden(s, 0, np.random.default_rng(k))
+        t = resample_hidden(rules, s, 0, np.random.default_rng(k))
         assert Counter(t.stock + [t.pending]) == stock_pool
         assert Counter(c for g in t.grid for c in g) == face_down
         changed += t.stock != s.stock or t.grid != s.grid
-        u = rules.resample_hidden(s, 1, np.random.default_rng(k))  # the drawer sees its card
+        u = resample_hidden(rules, s, 1, np.random.default_rng(k))  # the drawer sees its card
         assert u.pending == s.pending and Counter(u.stock) == Counter(s.stock)
     assert changed
 
@@ -583,7 +584,7 @@ def test_before_a_rebuild_the_stock_and_the_face_down_cards_are_one_pool():
     env = new(2, initial_flips=0)
     s = env.game_state
     pool = Counter(s.stock + [c for g in s.grid for c in g])
-    t = env.rules.resample_hidden(s, 0, np.random.default_rng(0))
+    t = resample_hidden(env.rules, s, 0, np.random.default_rng(0))
     assert Counter(t.stock + [c for g in t.grid for c in g]) == pool
     assert Counter(t.stock) != Counter(s.stock)
     assert not view_of(env, "player_0").stock_known and view_of(env, "player_0").stock_counts == [0] * 13

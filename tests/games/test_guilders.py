@@ -23,6 +23,7 @@ from card_envs.guilders.rules import (
 )
 from card_envs.guilders.view import Codec, layout, view
 from card_envs.scoring import rank_rewards
+from tests.cases import resample_hidden
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -569,15 +570,15 @@ def test_resample_hidden_moves_other_players_discards_but_never_your_own():
     call(env, miss_for("Kd"), miss_for("Qh"))
     rules, s = env.rules, env.game_state
     rng = np.random.default_rng(0)
-    mine_fixed = all(rules.resample_hidden(s, 0, rng).discards[0] == parse("Kd") for _ in range(50))
-    theirs_moved = {rules.resample_hidden(s, 0, rng).discards[1] for _ in range(50)}
+    mine_fixed = all(resample_hidden(rules, s, 0, rng).discards[0] == parse("Kd") for _ in range(50))
+    theirs_moved = {resample_hidden(rules, s, 0, rng).discards[1] for _ in range(50)}
     assert mine_fixed and len(theirs_moved) > 5
-    other = rules.resample_hidden(s, 0, rng)
+    other = resample_hidden(rules, s, 0, rng)
     assert other.last_card == other.discards[1], "player_1's last card follows its place"
     assert Counter(c for z in rules.zones(other).values() for c in z) == Counter(rules.deck())
     public = new("Kd Qh", num_players=2, public_discards=True)
     call(public, miss_for("Kd"), miss_for("Qh"))
-    assert public.rules.resample_hidden(public.game_state, 0, rng).discards == public.game_state.discards
+    assert resample_hidden(public.rules, public.game_state, 0, rng).discards == public.game_state.discards
 
 
 def test_a_card_counter_can_compute_the_exact_odds_of_each_call():
@@ -900,7 +901,7 @@ def test_resample_hidden_respects_what_each_miss_said():
     rng = np.random.default_rng(0)
     moved = 0
     for _ in range(20):
-        twin = rules.resample_hidden(state, 0, rng)
+        twin = resample_hidden(rules, state, 0, rng)
         for c, b, a in zip(twin.discards, twin.discard_by, twin.discard_call):
             assert rules.can_miss(a, c), f"{to_str(c)} lies under a missed {ACTION_NAMES[a]!r}"
         moved += twin.discards != state.discards

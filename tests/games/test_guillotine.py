@@ -10,6 +10,8 @@ from card_envs.cards import parse, to_str
 from card_envs.guillotine import rules as R
 from card_envs.guillotine import view as V
 from card_envs.scoring import rank_rewards
+from tests.cases import guillotine as guillotine_cases
+from tests.cases import resample_hidden
 
 SEATS = ["player_0", "player_1", "player_2", "player_3"]
 
@@ -607,7 +609,7 @@ def test_resampled_hidden_cards_respect_what_public_play_proved():
         s = rules.new_game(rng)
         while not s.terminated:
             for seat in range(4):
-                t = rules.resample_hidden(s, seat, rng)
+                t = resample_hidden(rules, s, seat, rng)
                 assert t.hands[seat] == s.hands[seat]
                 for p in range(4):
                     assert t.hands[p].bit_count() == s.hands[p].bit_count()
@@ -653,10 +655,10 @@ class _OldBonusEnv(guillotine_v0.raw_env):
 def test_the_process_property_catches_the_old_self_ending_bonus_and_passes_the_revised_rule():
     from tests.conformance.process import check_process
 
-    old = check_process(_OldBonusEnv(mode="single", contract="domino"), range(4), branches=guillotine_v0.RARE_BRANCHES)
+    old = check_process(_OldBonusEnv(mode="single", contract="domino"), range(4), branches=guillotine_cases.RARE_BRANCHES)
     assert old.violation is not None and "next to act" in old.violation
     new_ = check_process(guillotine_v0.raw_env(mode="single", contract="domino"), range(4),
-                         branches=guillotine_v0.RARE_BRANCHES)
+                         branches=guillotine_cases.RARE_BRANCHES)
     assert new_.violation is None, new_.violation
     assert new_.branches["domino ace bonus entered with nothing playable"] > 0
 

@@ -15,6 +15,7 @@ from card_envs.collector.engine import ACQUIRE, OVER
 from card_envs.collector.view import encode, view
 from card_envs.hot.rules import HotRules, deal_points
 from card_envs.hot.view import decode
+from tests.cases import resample_hidden
 from tests.games.test_collector import outputs, phase_round, ranks, ranks_of, seen, stacked
 
 
@@ -249,7 +250,7 @@ def test_the_hands_laid_down_are_public_and_the_rest_stays_hidden():
     for seat in range(3):
         before = outputs(env, env.possible_agents[seat])
         for _ in range(5):
-            other = env.rules.resample_hidden(state, seat, rng)
+            other = resample_hidden(env.rules, state, seat, rng)
             assert other.shown == state.shown
             assert other.hands[seat] == state.hands[seat]
             env.game_state = other

@@ -20,6 +20,7 @@ from PIL import Image
 import card_envs
 from card_envs import pictures
 from card_envs.base import RENDER_MODES
+from tests.cases import resample_hidden
 from tests.conformance.cases import CASES, FIRST_CASES, random_action
 
 
@@ -102,7 +103,7 @@ def _check_hidden(env, rules, rng, stats):
     for s in range(1, n):
         assert _scene(env, state, s, False) == spectator, f"the spectator picture built from seat {s}'s view differs"
     for s in range(n):
-        other = rules.resample_hidden(state, s, rng)
+        other = resample_hidden(rules, state, s, rng)
         if rules.zones(other) != rules.zones(state):
             stats["resampled"] += 1
         assert _spectator(env, other) == spectator, f"cards hidden from seat {s} changed the spectator's picture"
@@ -142,7 +143,7 @@ def test_hidden_cards_give_byte_identical_images(module, config):
             picture = env.render_view(agent, mode="rgb_array")
             spectator = pictures.render_picture(env)
             for s in range(len(env.possible_agents)):
-                env.game_state = rules.resample_hidden(state, s, rng)
+                env.game_state = resample_hidden(rules, state, s, rng)
                 assert np.array_equal(pictures.render_picture(env), spectator)
                 if env.possible_agents[s] == agent:
                     assert np.array_equal(env.render_view(agent, mode="rgb_array"), picture)

@@ -22,6 +22,7 @@ from gymnasium import spaces
 import card_envs
 from card_envs.base import ResetNeededError
 from card_envs.encoding import CardCensus, Zone
+from tests.cases import resample_hidden
 from tests.conformance.cases import CASES, FIRST_CASES
 
 #: random games per configuration, and the steps checked in each (every step of a short game)
@@ -98,7 +99,7 @@ def test_worlds_differing_only_in_hidden_cards_have_different_states(module, con
             break
         s = env.game_state
         seat = s.current_player
-        t = env.rules.resample_hidden(s, seat, rng)
+        t = resample_hidden(env.rules, s, seat, rng)
         if env.rules.zones(t) != env.rules.zones(s):
             assert not np.array_equal(codec.encode(t), codec.encode(s))
             assert np.array_equal(env._encode(t, seat), env._encode(s, seat))

@@ -26,12 +26,13 @@ import card_envs
 from agents.play import play
 from agents.seated import SeatedGame
 from card_envs import records
+from tests import cases
 
 #: configurations per game: the first two of each game's conformance list
 CONFIGS = [
     pytest.param(name, dict(cfg), id=f"{name}-{k}")
-    for name, module in card_envs.ENVIRONMENTS.items()
-    for k, cfg in enumerate(module.CONFORMANCE_CONFIGS[:2])
+    for name in card_envs.ENVIRONMENTS
+    for k, cfg in enumerate(cases.of(name).CONFORMANCE_CONFIGS[:2])
 ]
 #: games whose other seats make choices hidden from the person
 HIDDEN_CHOICES = ("collector_v0", "hot_v0", "fiddlesticks_v0")
@@ -246,7 +247,7 @@ class _LeakyGame(SeatedGame):
 
 @pytest.mark.parametrize("name", HIDDEN_CHOICES)
 def test_a_planted_leak_of_a_hidden_choice_is_caught(name):
-    config = dict(card_envs.ENVIRONMENTS[name].CONFORMANCE_CONFIGS[0])
+    config = dict(cases.of(name).CONFORMANCE_CONFIGS[0])
     caught = False
     for seed in SEEDS[::2]:
         deck, twin_deck, moves, twin_moves, until, _ = lockstep(name, config, seed, "player_0")

@@ -10,13 +10,15 @@ pytest.importorskip("numba")
 
 import card_envs  # noqa: E402
 from card_envs import vector  # noqa: E402
-from card_envs.collector.engine import ACQUIRE, OVER, PLAY, resolves  # noqa: E402
+from card_envs.collector.engine import ACQUIRE, OVER, PLAY  # noqa: E402
+from tests import cases  # noqa: E402
+from tests.cases.collector import resolves  # noqa: E402
 from tests.vector.differential import play_differential  # noqa: E402
 
 
 # ------------------------------------------------------------------------------ helpers
 def _extra_branches(game: str) -> dict:
-    """Events of the shared round beyond the env's RARE_BRANCHES that the kernels mirror."""
+    """Events of the shared round beyond the game's RARE_BRANCHES (tests/cases) that the kernels mirror."""
     def same_deal(b, s):
         return s.deal == b.deal and s.phase != OVER
 
@@ -39,7 +41,7 @@ def branches_reached(monkeypatch, game: str, configs: list[dict], games: int, se
     engine's games (the very games compared against the kernels) went through."""
     env_mod = card_envs.ENVIRONMENTS[f"{game}_v0"]
     rules_cls = env_mod.raw_env.Rules
-    predicates = dict(env_mod.RARE_BRANCHES) | _extra_branches(game)
+    predicates = dict(cases.of(game).RARE_BRANCHES) | _extra_branches(game)
     hits: set[str] = set()
     apply = rules_cls.apply
 

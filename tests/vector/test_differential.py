@@ -1,8 +1,8 @@
 """The batched engine is the same game as raw_env(): step by step, byte for byte, every option.
 
 See ``tests/vector/differential.py``. For every game with ``vector_env``, every configuration of
-its ``CONFORMANCE_CONFIGS`` plus its kernels' ``VECTOR_CONFIGS`` (``card_envs/<game>/kernels.py``:
-the configurations that reach the kernels' rare branches — Golf's stock rebuild, multi-round games,
+its ``CONFORMANCE_CONFIGS`` plus its ``VECTOR_CONFIGS`` (both in ``tests/cases/<game>.py``; the latter
+are the configurations that reach the kernels' rare branches — Golf's stock rebuild, multi-round games,
 score rewards, truncation) is played through both engines. Each game's ``test_<game>_kernels.py``
 adds its negative control (a planted one-line rule change the test must catch) and pins that its
 random events were compared after resynchronising.
@@ -10,7 +10,6 @@ random events were compared after resynchronising.
 
 from __future__ import annotations
 
-import importlib
 import os
 
 import pytest
@@ -18,6 +17,7 @@ import pytest
 pytest.importorskip("numba")
 
 import card_envs  # noqa: E402
+from tests import cases  # noqa: E402
 from tests.vector.differential import play_differential  # noqa: E402
 
 #: games per configuration (the slow run plays more)
@@ -28,9 +28,8 @@ VECTOR_GAMES = tuple(name[:-3] for name, m in card_envs.ENVIRONMENTS.items() if 
 
 
 def configurations(game: str) -> list[dict]:
-    module = card_envs.ENVIRONMENTS[f"{game}_v0"]
-    kernels = importlib.import_module(f"card_envs.{game}.kernels")
-    return list(module.CONFORMANCE_CONFIGS) + list(getattr(kernels, "VECTOR_CONFIGS", []))
+    c = cases.of(game)
+    return list(c.CONFORMANCE_CONFIGS) + list(c.VECTOR_CONFIGS)
 
 
 def _cases():

@@ -15,7 +15,7 @@ import card_envs  # noqa: E402
 from card_envs.guillotine import kernels as gk  # noqa: E402
 from card_envs.guillotine import rules as gr  # noqa: E402
 from card_envs.guillotine import view as gv  # noqa: E402
-from card_envs.guillotine.env import RARE_BRANCHES  # noqa: E402
+from tests.cases.guillotine import RARE_BRANCHES  # noqa: E402
 from tests.vector.differential import play_differential  # noqa: E402
 
 

@@ -24,6 +24,8 @@ from card_envs import collector_v0
 from card_envs.collector import view as view_mod
 from card_envs.collector import worlds as worlds_mod
 from card_envs.collector.engine import NUM_RANKS, OVER
+from tests.cases import collector as collector_cases
+from tests.cases import resample_hidden
 from tests.worlds.checks import check_signature, chi_square, random_observations
 
 
@@ -66,13 +68,13 @@ def round_trip(module, cfg: dict, games: int, seed: int, every: int, limit: int 
     return checked
 
 
-@pytest.mark.parametrize("cfg", collector_v0.CONFORMANCE_CONFIGS, ids=str)
+@pytest.mark.parametrize("cfg", collector_cases.CONFORMANCE_CONFIGS, ids=str)
 def test_sampled_worlds_give_back_the_observation(cfg):
     assert round_trip(collector_v0, cfg, games=1, seed=21, every=7) >= 10
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cfg", collector_v0.CONFORMANCE_CONFIGS, ids=str)
+@pytest.mark.parametrize("cfg", collector_cases.CONFORMANCE_CONFIGS, ids=str)
 def test_sampled_worlds_give_back_the_observation_many(cfg):
     assert round_trip(collector_v0, cfg, games=30, seed=22, every=3, limit=500) >= 300
 
@@ -236,7 +238,7 @@ def check_twins(module, cfg: dict, seed: int) -> None:
         if step % 3 == 0:
             seat = step % rules.num_players
             truth = env.game_state
-            twin = rules.resample_hidden(truth, seat, rng)
+            twin = resample_hidden(rules, truth, seat, rng)
             differed += rules.zones(twin) != rules.zones(truth)
             x, y = env._encode(truth, seat), env._encode(twin, seat)
             assert x.tobytes() == y.tobytes()

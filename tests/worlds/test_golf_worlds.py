@@ -11,9 +11,11 @@ import pytest
 from card_envs import golf_v0
 from card_envs.golf.rules import RANK_OF
 from card_envs.golf.view import view
+from tests.cases import golf as golf_cases
+from tests.cases import resample_hidden
 from tests.worlds.checks import check_round_trip, check_signature, chi_square, state_where
 
-CONFIGS = [pytest.param(dict(c), id=",".join(f"{k}={v}" for k, v in c.items())) for c in golf_v0.CONFORMANCE_CONFIGS]
+CONFIGS = [pytest.param(dict(c), id=",".join(f"{k}={v}" for k, v in c.items())) for c in golf_cases.CONFORMANCE_CONFIGS]
 
 
 @pytest.mark.parametrize("cfg", CONFIGS)
@@ -51,7 +53,7 @@ def test_b_unseen_pool_is_dealt_uniformly_before_a_rebuild():
     seat, other = 0, 1
     slot = s.face_up[other].index(False)
     rules = env.unwrapped.rules  # the true state's hidden cards, for the brute force only
-    hidden = [rules._get(s, pl) for pl in rules.hidden_places(s, seat)]
+    hidden = [golf_cases.card_at(s, pl) for pl in golf_cases.hidden_places(rules, s, seat)]
     law = Counter()
     for a, b in permutations(range(len(hidden)), 2):  # every completion of the other places is as likely
         law[(RANK_OF[hidden[a]], RANK_OF[hidden[b]])] += 1
@@ -119,7 +121,7 @@ def test_c_never_reads_the_true_state():
     rules = env.unwrapped.rules
     codec = env.unwrapped._codec
     for seat in range(3):
-        other = rules.resample_hidden(s, seat, np.random.default_rng(seat))
+        other = resample_hidden(rules, s, seat, np.random.default_rng(seat))
         x, y = codec.encode(view(s, seat)), codec.encode(view(other, seat))
         assert x.tobytes() == y.tobytes()
         assert rules.zones(other) != rules.zones(s)  # the hidden cards really differ

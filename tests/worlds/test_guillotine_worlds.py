@@ -21,6 +21,8 @@ from card_envs import guillotine_v0
 from card_envs.guillotine import rules as grules
 from card_envs.guillotine.view import Codec, view
 from card_envs.guillotine.worlds import playable_cards
+from tests.cases import guillotine as guillotine_cases
+from tests.cases import resample_hidden
 from tests.worlds.checks import check_signature, chi_square, random_observations
 
 CODEC = Codec()
@@ -58,7 +60,7 @@ def _round_trip(cfg: dict, games: int, seed: int, every: int, limit: int = 10**9
     return checked
 
 
-@pytest.mark.parametrize("cfg", guillotine_v0.CONFORMANCE_CONFIGS, ids=str)
+@pytest.mark.parametrize("cfg", guillotine_cases.CONFORMANCE_CONFIGS, ids=str)
 def test_sampled_worlds_give_back_the_observation(cfg):
     # single deals: 1 game, every 3rd step; full games are long: every 40th step
     every = 3 if cfg.get("mode") == "single" else 40
@@ -66,7 +68,7 @@ def test_sampled_worlds_give_back_the_observation(cfg):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cfg", guillotine_v0.CONFORMANCE_CONFIGS, ids=str)
+@pytest.mark.parametrize("cfg", guillotine_cases.CONFORMANCE_CONFIGS, ids=str)
 def test_sampled_worlds_give_back_the_observation_many(cfg):
     every = 1 if cfg.get("mode") == "single" else 5
     assert _round_trip(cfg, games=8 if every == 1 else 2, seed=12, every=every, limit=1000) >= 800
@@ -176,14 +178,15 @@ def test_sampled_worlds_follow_the_exact_posterior(min_voids):
 
 @pytest.mark.slow
 def test_a_greedy_deal_keeping_the_voids_fails_the_posterior_test():
-    """The second negative control: ``rules.resample_hidden`` deals card by card to a random
-    player that may still take it (Hall's condition kept): always consistent, not uniform over
-    the consistent deals when voids couple. The same chi-square test tells it apart."""
+    """The second negative control: ``resample_hidden`` (tests/cases) deals card by card to a
+    random player that may still take it (Hall's condition kept): always consistent, not
+    uniform over the consistent deals when voids couple. The same chi-square test tells it
+    apart."""
     rules, x, seat, history, truth = _posterior_case(2)
     law = _brute_force(rules, x, seat, history, truth)
     rng = np.random.default_rng(8)
     n = 16000
-    greedy = Counter(tuple(_rotate(rules.resample_hidden(truth, seat, rng).hands, seat)[1:]) for _ in range(n))
+    greedy = Counter(tuple(_rotate(resample_hidden(rules, truth, seat, rng).hands, seat)[1:]) for _ in range(n))
     g_stat, g_crit = chi_square(greedy, law)
     assert g_stat > g_crit, "the greedy deal passed: the test cannot tell a biased sampler"
     exact = Counter(_split(guillotine_v0.sample_world(x, rng, **POSTERIOR_CFG)) for _ in range(n))
@@ -214,7 +217,7 @@ def test_twin_states_give_identical_samples():
         if step % 4 == 0:
             seat = step % 4
             truth = env.game_state
-            twin = rules.resample_hidden(truth, seat, rng)
+            twin = resample_hidden(rules, truth, seat, rng)
             differed += twin.hands != truth.hands
             x, y = CODEC.encode(view(truth, seat)), CODEC.encode(view(twin, seat))
             assert x.tobytes() == y.tobytes()

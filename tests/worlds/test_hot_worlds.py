@@ -13,17 +13,18 @@ from __future__ import annotations
 import pytest
 
 from card_envs import hot_v0
+from tests.cases import hot as hot_cases
 from tests.worlds.checks import check_signature
 from tests.worlds.test_collector_worlds import check_bad_input, check_posterior, check_twins, round_trip
 
 
-@pytest.mark.parametrize("cfg", hot_v0.CONFORMANCE_CONFIGS, ids=str)
+@pytest.mark.parametrize("cfg", hot_cases.CONFORMANCE_CONFIGS, ids=str)
 def test_sampled_worlds_give_back_the_observation(cfg):
     assert round_trip(hot_v0, cfg, games=1, seed=31, every=20) >= 10
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cfg", hot_v0.CONFORMANCE_CONFIGS, ids=str)
+@pytest.mark.parametrize("cfg", hot_cases.CONFORMANCE_CONFIGS, ids=str)
 def test_sampled_worlds_give_back_the_observation_many(cfg):
     assert round_trip(hot_v0, cfg, games=30, seed=32, every=3, limit=500) >= 300
 
