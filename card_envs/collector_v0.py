@@ -7,5 +7,5 @@ from card_envs.collector.worlds import sample_world
 
 vector_env = vector_constructor("collector")
 
-__all__ = ["env", "raw_env", "parallel_env", "parallel_raw_env", "vector_env", "sample_world"]
+__all__ = ["BENCHMARK_CONFIG", "env", "raw_env", "parallel_env", "parallel_raw_env", "vector_env", "sample_world"]
 __doc__ = raw_env.__doc__

@@ -11,5 +11,5 @@ from card_envs.guilders.worlds import sample_world
 
 vector_env = vector_constructor("guilders")
 
-__all__ = ["env", "raw_env", "vector_env", "sample_world"]
+__all__ = ["BENCHMARK_CONFIG", "env", "raw_env", "vector_env", "sample_world"]
 __doc__ = raw_env.__doc__
