@@ -103,7 +103,7 @@ def env_name_of(game: str) -> str:
 
 
 def table_options(env_name: str, config: dict | None = None) -> dict:
-    """The table's complete options: every §7 option of the game, the defaults filled in.
+    """The table's complete options: every option of the game, the defaults filled in.
 
     Read from the game's Rules config dataclass after its checks ran, so ``{}`` and the same
     options spelled out give the same dict and two configurations can be compared key by key.

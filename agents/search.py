@@ -1,11 +1,12 @@
 """Search agents for every game: PIMC and single-observer ISMCTS over sampled worlds.
 
 Both decide from the observation alone: each world they search is drawn by the game's
-``card_envs.<game>_v0.sample_world(observation, rng, **options)`` (issue 18's determinization),
-a full rules state in the observer's frame. **The observer is seat 0 of every world**, whatever
-its seat at the real table (observations are seat-relative: each view writes the observer first
-and the others clockwise), so the agent's own reward is always world seat 0's, and a world's
-other seats are the real table's seats counted clockwise from the agent.
+``card_envs.<game>_v0.sample_world(observation, rng, **options)`` (determinization: a world
+consistent with all the player has seen), a full rules state in the observer's frame. **The
+observer is seat 0 of every world**, whatever its seat at the real table (observations are
+seat-relative: each view writes the observer first and the others clockwise), so the agent's own
+reward is always world seat 0's, and a world's other seats are the real table's seats counted
+clockwise from the agent.
 
     import agents
     p = agents.load("pimc:worlds=64,rollout=heuristic", seed=0)

@@ -1,4 +1,4 @@
-"""Strength and cost of the search agents (issue 18, item 3): PIMC and ISMCTS against the heuristic
+"""Strength and cost of the search agents: PIMC and ISMCTS against the heuristic
 and random, per game, at the tables the shipped PPO policies use, with ``training.evaluate``'s
 tournaments (duplicate deals, the searcher's seat rotated: the field seating, A in one seat against
 copies of B), and the cost: milliseconds per searched decision and simulated steps per second.

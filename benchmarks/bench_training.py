@@ -9,11 +9,11 @@ same wall time each (after a warm-up that compiles the kernels and fills the fir
 
 - ``batched`` (today's default, ``vec_env="batched"``): ``n_envs`` games on the batched engine in
   this process, opponents in batch (``training/batched.py``);
-- ``shipped`` (the harness as it shipped before the batched engine, the issue's "today's
-  harness": its whole ``training/configs/default.json`` of commit 43319bf^, ``SHIPPED`` below):
-  16 ``SingleAgentEnv`` games in 2 subprocesses, its PPO settings and optimizer (SB3's Adam, the
-  per-tensor loop), one update thread, its opponent pool drawn 1 : 1 : 1 and a frozen self
-  every 50k steps (the selves then play in the subprocesses, a forward per move);
+- ``shipped`` (the harness as it shipped before the batched engine, the harness it set out to
+  beat: its whole ``training/configs/default.json`` of commit 43319bf^, ``SHIPPED`` below): 16
+  ``SingleAgentEnv`` games in 2 subprocesses, its PPO settings and optimizer (SB3's Adam, the
+  per-tensor loop), one update thread, its opponent pool drawn 1 : 1 : 1 and a frozen self every
+  50k steps (the selves then play in the subprocesses, a forward per move);
 - ``single-game`` (the same single-game path with today's pool, self-play schedule and
   optimizer: ``LEGACY`` below; the earlier tables' reference, kept for comparison with them).
 

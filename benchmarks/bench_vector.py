@@ -12,7 +12,7 @@ API (``open_spiel.python.observation.make_observation(...).set_from``; hearts of
 information-state tensor). Also the memory per game (state arrays and output buffers) and the
 first-call time in a fresh process with an empty numba cache (compilation) and with a warm one.
 
-The targets (issue: the batched engine): at ``num_envs=1024`` on one core at least 40× ``env()``
+The batched engine's targets: at ``num_envs=1024`` on one core at least 40× ``env()``
 and 2× OpenSpiel hearts; with both cores at least 1.6× the one-core rate. The script prints
 whether each holds; this machine is shared and noisy, so only same-run ratios mean something.
 """

@@ -353,7 +353,7 @@ class CardGameEnv(AECEnv):
         try:
             return int(self.rules.string_to_action(self.game_state, text))
         except ValueError:
-            # the rule specs' spelling works too: "DRAW_STOCK", "REPLACE(4)", "PLAY(r,k)"
+            # the constant-style spelling works too: "DRAW_STOCK", "REPLACE(4)", "PLAY(r,k)"
             spec_style = " ".join(text.replace("_", " ").replace("(", " ").replace(")", " ").replace(",", " ").split())
             if spec_style != text:
                 try:

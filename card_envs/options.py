@@ -1,4 +1,4 @@
-"""Reading and checking a game's options (the §7 table of its rule spec).
+"""Reading and checking a game's options (the Options table of each environment's docs).
 
 Every game's rules take their options as keyword arguments. An unknown name, a value of the
 wrong type or out of range is a ValueError that names the option and what is allowed; the
@@ -70,10 +70,10 @@ def check_reward_mode(value: Any, allowed: Iterable[str] = REWARD_MODES) -> str:
 
 
 def check_rank_only(value: Any, game: str) -> str:
-    """``reward_mode`` of a game whose spec defines no score shaping: only ``"rank"``."""
+    """``reward_mode`` of a game whose rules define no score shaping: only ``"rank"``."""
     if value != "rank" or not isinstance(value, str):
         raise ValueError(
-            f"option 'reward_mode' must be 'rank' for {game}: its rule spec defines no score shaping "
+            f"option 'reward_mode' must be 'rank' for {game}: its rules define no score shaping "
             f"(no reward_mode='score'), got {value!r}"
         )
     return value

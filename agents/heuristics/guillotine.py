@@ -11,7 +11,7 @@ that public play has not proved void of it, in proportion to hand sizes. Trick s
   its weights fitted on 4000 self-play deals of this heuristic per contract. Single mode takes
   the contract of the best expected rank reward; the full game, where each contract is played
   once anyway, the one whose points this hand improves most over an average dealer's.
-- TRICK CONTRACTS: each card taken is worth the §4 points to its taker (Royalty K 20, Q 10;
+- TRICK CONTRACTS: each card taken is worth its contract's points to its taker (Royalty K 20, Q 10;
   Queens Q +10, K -10; Spades a spade +5 and a King -10, only K♠ under ``contract_suit_king``;
   Parliament K -10 and -5 a trick; Guillotine 5 a card, K and Q 15, and +5 for tricks 1 and 8).
   * Avoid contracts (Royalty, Queens, Spades, Guillotine): every legal card is scored by its

@@ -1,6 +1,6 @@
 """The engine Collector and Hot share: hidden-commit rounds of PLAY and ACQUIRE.
 
-Both games (``../shared/rules/collector.md``, ``hot.md``) run the same round:
+Both games (``help(card_envs.collector_v0)``, ``help(card_envs.hot_v0)``) run the same round:
 
 * **PLAY** (hidden commit): every player with cards commits PLAY(r), one card of rank r.
 * **REVEAL**: the played cards are turned face up together.
@@ -136,7 +136,7 @@ class SetRules:
     """
 
     name = "set_game"
-    num_actions = 18  # the spec's §8 actions, then WAIT
+    num_actions = 18  # Collector's 17 actions, then WAIT
     wait_action = 17  # WAIT: the parallel API's no-op (see :meth:`parallel_mask`); never legal in AEC
     take_label = "take"
     hot = False

@@ -4,10 +4,10 @@
 |---|---|
 | Import | `from card_envs import collector_v0` |
 | Agents | `player_0` … `player_{N-1}`, N = `num_players` (2–4, default 2) |
-| Action | `Discrete(18)`: the spec's 17 actions, then `wait` (17: the Parallel API's no-op) |
+| Action | `Discrete(18)`: the game's 17 actions, then `wait` (17: the Parallel API's no-op) |
 | Observation | `{"observation": Box(float32, (710 + 58N + 2N²,)), "action_mask": Box(int8, (18,))}` (834 for N = 2) |
 | Parallel API | `collector_v0.parallel_env()`: one step per phase (`parallel_raw_env()` raises on illegal actions) |
-| Rules | `shared/rules/collector.md` (the source: Tyler McCarn's Collector) |
+| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/collector/rules.py` on the engine `card_envs/collector/engine.py` (the source: Tyler McCarn's Collector) |
 
 **The game.** Each player is dealt 5 cards; the rest is the stock. Every round has two hidden
 commitments. PLAY: each player with cards puts one card face down; they are turned up together.
@@ -29,7 +29,7 @@ An illegal action ends the game with -1 for the first illegal mover in asking or
 `env()` does. `pickle`, `copy.deepcopy` and cloudpickle of `parallel_env()` and
 `parallel_raw_env()` keep their behaviour and the running game (a copy continues it).
 
-**Actions** (indices fixed by the spec's §8):
+**Actions** (the indices are fixed):
 
 | Index | Phase | Name | Meaning |
 |---|---|---|---|
@@ -63,7 +63,7 @@ with `card_envs.collector.view.decode`. Layout for N = 2 (segments sized N grow 
 {state}
 
 **Rewards.** Terminal and zero-sum from the final ranking (`reward_mode` is always `"rank"`: the
-spec defines no score mode): the players completing in the same round share first place, the
+rules define no score mode): the players completing in the same round share first place, the
 others the places below (3 players, one winner: +1, −½, −½). At `max_rounds` the game is
 truncated: a draw (0 for all), or with `truncation_rule="most_ranks"` the players holding most
 different ranks share first place, the others the places below.
@@ -72,7 +72,7 @@ different ranks share first place, the others the places below.
 no points); `rank`: competition rank, 1 = best. At the end every hand is laid down (the claim is
 checked, and `most_ranks` compares hands), so the results are public.
 
-**Options** (spec §7):
+**Options**:
 
 | Name | Default | Meaning |
 |---|---|---|
@@ -82,12 +82,12 @@ checked, and `most_ranks` compares hands), so the results are public.
 | `max_rounds` | 200 | truncation after this many rounds (≥ 1) |
 | `truncation_rule` | `"draw"` | `"draw"` or `"most_ranks"`: the result when truncated |
 | `contest_fallback` | `"draw_two"` | `"draw_two"` or `"nothing"`: what a losing claimant gets |
-| `reward_mode` | `"rank"` | only `"rank"` (the spec defines no score shaping) |
+| `reward_mode` | `"rank"` | only `"rank"` (the rules define no score shaping) |
 
 `reset(options={"deck": [...]})` deals a stacked 52-card deck, top card first, one card at a
 time clockwise from the dealer's left; the rest is the stock, its top the next card.
 
-**Version history.** v0: first release. v0 (issue 13): the observation gains `last_claimed`
+**Version history.** v0: first release. v0, information update: the observation gains `last_claimed`
 (every claim of the last round, so a contest loser no longer looks like a player who chose to
 draw), `callers` and `first_place` (who completed and who won, at the end); the action space gains
 `wait` (17), the Parallel API's no-op for a live player with nothing to do; the rendering shows
@@ -123,5 +123,6 @@ __doc__ = __doc__.replace("{layout}", view_mod.make_layout(2).table())
 __doc__ = __doc__.replace("{state}", state_doc("**State (privileged).**", collector_state.table(CollectorRules())))
 raw_env.__doc__ = __doc__
 
-#: the configuration of the issue's speed target (15,000 env steps/s through env())
+#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the README's Speed table;
+#: the aim there: 15,000 env steps/s through env())
 BENCHMARK_CONFIG = {"num_players": 3}

@@ -15,7 +15,7 @@ does not ask).
 games: a player whose hand is empty, during PLAY) gets a mask holding only WAIT, the last action
 index (Collector 17, Hot 16), so a masked categorical never sees an all-zero mask. WAIT is a
 no-op: whatever such an agent sends is ignored (WAIT, any other action, or ``None``). The
-action indices of the spec's §8 are unchanged; WAIT is appended after them and is never legal
+game's own action indices are unchanged; WAIT is appended after them and is never legal
 in the AEC API, where nobody is asked without something to do.
 
 **Copies.** ``parallel_env`` and ``parallel_raw_env`` are module-level classes, so stdlib

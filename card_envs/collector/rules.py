@@ -1,4 +1,4 @@
-"""Collector's rules (``../shared/rules/collector.md``), on the engine it shares with Hot.
+"""Collector's rules (see ``help(card_envs.collector_v0)``), on the engine it shares with Hot.
 
 Be the first to hold a **complete set**, at least one card of each of the 13 ranks (suits do not
 matter). Every round each player with cards secretly plays one card; the played cards are turned
@@ -29,7 +29,7 @@ from card_envs.collector.engine import (  # noqa: F401  (re-exported for users o
 )
 from card_envs.scoring import ranks_from_order
 
-NUM_ACTIONS = 18  # the spec's §8 actions, then WAIT (the parallel API's no-op)
+NUM_ACTIONS = 18  # the game's 17 actions (fixed indices), then WAIT (the parallel API's no-op)
 WAIT = 17
 TRUNCATION_RULES = ("draw", "most_ranks")
 CONTEST_FALLBACKS = ("draw_two", "nothing")
@@ -37,7 +37,7 @@ CONTEST_FALLBACKS = ("draw_two", "nothing")
 
 @dataclass
 class CollectorConfig:
-    """The options of collector.md §7, with its defaults."""
+    """The table's options, with their defaults (the Options table of the environment's docs)."""
 
     num_players: int = 2
     hand_size: int = 5
@@ -45,7 +45,7 @@ class CollectorConfig:
     max_rounds: int = 200
     truncation_rule: str = "draw"
     contest_fallback: str = "draw_two"
-    reward_mode: str = "rank"  # DESIGN's option; the spec defines no score mode
+    reward_mode: str = "rank"  # every game takes it; Collector's rules define no score mode
 
     def __post_init__(self):
         self.reward_mode = opt.check_rank_only(self.reward_mode, "collector_v0")
@@ -66,7 +66,7 @@ class CollectorRules(SetRules):
     wait_action = WAIT
     take_label = "take"
     hot = False
-    reward_mode = "rank"  # the spec defines no score mode
+    reward_mode = "rank"  # the rules define no score mode
     take_draws = 0  # a successful taker gets the card only
 
     def __init__(self, **options):

@@ -13,14 +13,14 @@ Seats are relative: 0 is the observer, 1 the next player clockwise, and so on. C
 ``view.readable()`` (printed by ``str(view)``) gives the whole view by name: rank counts as the
 cards they count (``["A", "A", "7"]``), ``own_commit`` as its action name (``"take 1"``).
 
-**The last round, whole.** Once a round resolves, every ACQUIRE commitment is public (spec §5:
-"who took which card, and the result of each contest"): ``last_claimed`` gives whose card each
-player claimed (none: it drew two), ``last_taken_by`` who got each card (the first claimant
-clockwise from its discarder), and ``last_drawn`` what everyone drew, so a contest loser's
-fallback (two cards, Hot's replacement, or nothing) is told apart from a chosen draw. A claim
-implies nothing certain about a hand (any take is legal with any hand), so no "wants" inference
-is kept; the raw claims are shown. At the end, ``callers`` (who completed a set at the last
-check: Collector's winners, Hot's callers of the last finished deal) and ``first_place`` (who
+**The last round, whole.** Once a round resolves, every ACQUIRE commitment is public (the rules
+make public who took which card, and the result of each contest): ``last_claimed`` gives whose
+card each player claimed (none: it drew two), ``last_taken_by`` who got each card (the first
+claimant clockwise from its discarder), and ``last_drawn`` what everyone drew, so a contest
+loser's fallback (two cards, Hot's replacement, or nothing) is told apart from a chosen draw. A
+claim implies nothing certain about a hand (any take is legal with any hand), so no "wants"
+inference is kept; the raw claims are shown. At the end, ``callers`` (who completed a set at the
+last check: Collector's winners, Hot's callers of the last finished deal) and ``first_place`` (who
 shares first place) say who won.
 
 **Why this is a sufficient (Markov) summary.** Every card a player has seen face up is in
@@ -57,7 +57,7 @@ STOCK_DEPTH = 52  # the stock never holds more than the deck
 
 @lru_cache(maxsize=None)
 def commit_names(hot: bool) -> tuple[str, ...]:
-    """The names of the §8 actions a seat can commit (``own_commit``), as the env spells them."""
+    """The actions a seat can commit (``own_commit``; not WAIT), by the env's names."""
     take = "draw one take" if hot else "take"
     names = [f"play {RANK_NAMES[r]}" for r in range(NUM_RANKS)] + ["draw two"]
     names += [f"{take} {k}" for k in range(1, num_actions(hot) - TAKE_BASE + 1)]
@@ -117,7 +117,7 @@ class PlayerView:
 
 
 def num_actions(hot: bool) -> int:
-    """The spec's §8 actions (the own_commit segment); the env appends WAIT, never committed."""
+    """The game's own actions (the own_commit segment); the env appends WAIT, never committed."""
     return 16 if hot else 17
 
 

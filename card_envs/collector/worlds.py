@@ -1,4 +1,4 @@
-"""Collector and Hot worlds from one player's observation alone (issue 18's determinization).
+"""Collector and Hot worlds from one player's observation alone (determinization).
 
 :func:`sample_world` ``(observation, rng, **options)`` (``card_envs.collector_v0.sample_world``;
 Hot's, on the same engine, is :func:`sample_hot_world`, exported as

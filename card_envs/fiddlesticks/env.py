@@ -8,7 +8,7 @@
 | Action space | `Discrete(13K + 17)`, K = 4·`num_decks`: `Discrete(121)` with 2 decks |
 | Observation | `{"observation": Box(float32, (size,)), "action_mask": Box(int8, (13K + 17,))}` |
 | Parallel API | no (turns are sequential) |
-| Rules | `shared/rules/fiddlesticks.md`; code in `card_envs/fiddlesticks/rules.py` |
+| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/fiddlesticks/rules.py` |
 
 A Shithead/Palace-family shedding game on two decks (suits do not matter; ranks 2 < 3 < … <
 10 < J < Q < K < A). Each player is dealt 3 cards face down (nobody sees them, the owner
@@ -74,13 +74,13 @@ returns the `PlayerView` the vector encodes.
 
 ## Rewards
 
-Terminal and zero-sum, from the final ranking (the spec defines no score mode: `reward_mode`
-accepts only `"rank"`). `first_out`: the winner ranks 1 and everyone else shares rank 2 (+1 for
-the winner, −1/(N−1) for each other player). `rank_all`: the finishing order is the ranking
-(+1 first out down to −1 last, in equal steps). A game cut by `max_turns` is truncated: 0 for
-all, everyone rank 1. At the end `infos[agent]` has `score` (there are no game points: the
-number of cards the player still holds, hand + face-up + face-down, 0 for a player who went
-out) and `rank` (1 = best, competition ranking).
+Terminal and zero-sum, from the final ranking (the game has no points, so no score mode:
+`reward_mode` accepts only `"rank"`). `first_out`: the winner ranks 1 and everyone else shares
+rank 2 (+1 for the winner, −1/(N−1) for each other player). `rank_all`: the finishing order is the
+ranking (+1 first out down to −1 last, in equal steps). A game cut by `max_turns` is truncated: 0
+for all, everyone rank 1. At the end `infos[agent]` has `score` (there are no game points: the
+number of cards the player still holds, hand + face-up + face-down, 0 for a player who went out)
+and `rank` (1 = best, competition ranking).
 
 ## Options
 
@@ -102,10 +102,10 @@ stock, its top the next card in the list.
 ## Version history
 
 - v0: first release.
-- v0 (issue 13): new `absent` segment (N×13): the ranks each seat is publicly known to hold no
-  more of than its `known` cards, from forced pick-ups, until it draws; the rendering shows them
-  ("no other …"). The SWAP-phase rendering no longer lists a card already picked in the hand.
-  Adds the process-property hook `rules.reveals`.
+- v0, information update: new `absent` segment (N×13): the ranks each seat is publicly known to
+  hold no more of than its `known` cards, from forced pick-ups, until it draws; the rendering
+  shows them ("no other …"). The SWAP-phase rendering no longer lists a card already picked in the
+  hand. Adds the process-property hook `rules.reveals`.
 """
 
 from __future__ import annotations
@@ -128,6 +128,6 @@ __doc__ = __doc__.replace("{layout}", fs_view.layout(FiddlesticksRules()).table(
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", fs_state.table(FiddlesticksRules())))
 raw_env.__doc__ = __doc__
 
-#: the configuration of the issue's speed target
+#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the README's Speed table)
 BENCHMARK_CONFIG = {"num_players": 4}
 

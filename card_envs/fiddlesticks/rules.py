@@ -1,4 +1,4 @@
-"""Fiddlesticks: the whole game, readable beside ``shared/rules/fiddlesticks.md``.
+"""Fiddlesticks: the whole game, readable beside its page, ``help(card_envs.fiddlesticks_v0)``.
 
 Pure Python (no PettingZoo). Suits do not matter: cards are handled by their Fiddlesticks
 rank, indexed r = 0..12 for 2 3 4 5 6 7 8 9 10 J Q K A (2 low, Ace high; see ``GAME_RANK``).
@@ -77,7 +77,7 @@ PLAYABLE = tuple(tuple(playable(top, r) for r in range(NUM_RANKS)) for top in ra
 
 @dataclass
 class FiddlesticksConfig:
-    """The options of §7."""
+    """The table's options, with their defaults (the Options table of the environment's docs)."""
 
     num_players: int = 4
     num_decks: int = 2
@@ -86,7 +86,7 @@ class FiddlesticksConfig:
     voluntary_pickup: bool = False
     dealer: int | str = "random"
     max_turns: int = 1000
-    reward_mode: str = "rank"  # DESIGN's option; the spec defines no score mode (§4)
+    reward_mode: str = "rank"  # every game takes it; Fiddlesticks has no points, so no score mode
 
     def __post_init__(self) -> None:
         self.reward_mode = check_rank_only(self.reward_mode, NAME)
@@ -173,7 +173,7 @@ class FiddlesticksRules:
     """Fiddlesticks for one configuration: setup, legal actions, apply, results."""
 
     name = NAME
-    reward_mode = "rank"  # the spec has no score mode (§4): reward_mode accepts only "rank"
+    reward_mode = "rank"  # no points, so no score mode: reward_mode accepts only "rank"
 
     def __init__(self, **options: Any):
         self.config = build_config(FiddlesticksConfig, NAME, options)
@@ -181,7 +181,7 @@ class FiddlesticksRules:
         self.num_players = cfg.num_players
         #: K, the most copies of one rank
         self.copies = K = 4 * cfg.num_decks
-        # Actions (§8).
+        # Actions (indices as in the environment's actions table).
         self.play_base = 0
         self.pick_base = NUM_RANKS * K
         self.blind_base = NUM_RANKS * K + NUM_RANKS
@@ -470,7 +470,7 @@ class FiddlesticksRules:
 
     # ------------------------------------------------------------------------ results
     def scores(self, s: FiddlesticksState) -> list[int]:
-        """There are no points (§4): ``score`` is the number of cards each player still holds
+        """There are no points: ``score`` is the number of cards each player still holds
         (hand, face up and face down); 0 for the players who went out."""
         return [s.cards_left(p) for p in range(self.num_players)]
 

@@ -9,14 +9,16 @@
 | Observation | `{"observation": Box(float32, (size,)), "action_mask": Box(int8, (10,))}` |
 | Parallel API | no (turns are sequential) |
 | Batched engine | `golf_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/golf/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
-| Rules | `shared/rules/golf.md`; code in `card_envs/golf/rules.py` |
+| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/golf/rules.py` |
 
 Each player has six cards in two rows of three, face down; nobody, the owner included, sees a
 face-down card. After each player turns up `initial_flips` cards (blind), a turn is DRAW
 (stock or discard pile) then PLACE (replace any slot outside a closed column, the old card going
 face up onto the discard pile, or discard a card drawn from the stock). A face-up pair of equal
 rank in a column closes it (score 0, never replaced). When a player has all six face up, each
-other player gets one final turn. Cards score J = 0, A = 1, 2–10 face value, Q = K = 10; the
+other player gets one final turn. Cards score J = 0, A = 1, 2–10 face value, Q = K = 10. At a
+round's end every card is turned up and each column scores 0 if its two cards are of equal rank
+(even two Kings), otherwise the sum of their values; the round's scores add to the totals. The
 lowest cumulative total when someone reaches `target_score` (or after `num_rounds`) wins.
 
 ## Actions
@@ -53,7 +55,7 @@ as its cards are drawn and placed; while another player holds a card drawn from 
 still counted (it is one of them), while the drawer's own observation counts the exact rest.
 `last_round_grid` shows every seat's layout as turned up and scored at the end of the previous
 round. The rendering shows the discard pile's ranks, a rebuilt stock's known cards, the face-up
-value of each layout (a column of two face-up cards scores as in §4: a pair is 0) and the
+value of each layout (a column of two face-up cards scores as at a round's end: a pair is 0) and the
 previous round's revealed layouts.
 
 {state}
@@ -62,7 +64,7 @@ previous round's revealed layouts.
 
 `reward_mode="rank"` (default): at the end, places are worth +1 (lowest total) down to -1 in
 equal steps; tied players share the average of their places. A game cut by `max_rounds` is
-truncated, still ranked by the lowest total (§6). `reward_mode="score"`: at every round end
+truncated, still ranked by the lowest total. `reward_mode="score"`: at every round end
 each player gets -(round score - table mean) / 60. At the end `infos[agent]` has `score` (the
 total) and `rank` (1 = best, competition ranking).
 
@@ -89,8 +91,8 @@ from the dealer's left; the next card starts the discard pile; the rest is the s
 ## Version history
 
 - v0: first release.
-- v0 (issue 14): `vector_env`, the batched engine, byte-identical to `raw_env()` (tests/vector).
-- v0 (issue 13): new observation segments `stock_known` (1), `stock_counts` (13) and
+- v0, batched engine: `vector_env`, byte-identical to `raw_env()` (tests/vector).
+- v0, information update: new observation segments `stock_known` (1), `stock_counts` (13) and
   `last_round_grid` (N·6·13): a rebuilt stock's public composition is kept, and the layouts
   revealed at a round's end are shown. Rendering: the discard pile's ranks, the rebuilt stock,
   face-up value counting pairs as 0, an empty discard pile (no longer `##`), the revealed
@@ -117,5 +119,5 @@ __doc__ = __doc__.replace("{layout}", golf_view.layout(GolfRules(num_players=2, 
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", golf_state.table(GolfRules(num_players=2, num_rounds=1))))
 raw_env.__doc__ = __doc__
 
-#: the configuration of the issue's speed target
+#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the README's Speed table)
 BENCHMARK_CONFIG = {"num_players": 2, "num_rounds": 1}

@@ -440,7 +440,7 @@ class Kernels(GameKernels):
     """Golf's kernels for one configuration (the interface ``card_envs.vector.VectorEnv`` uses)."""
 
     CURRENT = CUR
-    LOWER_IS_BETTER = True  # lowest total first (also on truncation, §6)
+    LOWER_IS_BETTER = True  # lowest total first (also on truncation)
 
     def __init__(self, rules: GolfRules):
         cfg = rules.config

@@ -1,4 +1,4 @@
-"""Six-card Golf: the whole game, readable beside ``shared/rules/golf.md``.
+"""Six-card Golf: the whole game, readable beside its page, ``help(card_envs.golf_v0)``.
 
 Pure Python (no PettingZoo). Each player has six cards in two rows of three (slots 0 1 2 on
 top, 3 4 5 below); column c is slots {c, c+3}. A turn is DRAW (from the stock or the discard
@@ -40,7 +40,7 @@ COLUMNS = ((0, 3), (1, 4), (2, 5))
 COLUMN_OF = (0, 1, 2, 0, 1, 2)
 PARTNER = (3, 4, 5, 0, 1, 2)
 
-# Actions (§8).
+# Actions (indices as in the environment's actions table).
 DRAW_STOCK = 6
 TAKE_DISCARD = 7
 DISCARD_DRAWN = 8
@@ -54,7 +54,7 @@ PHASE_NAMES = ("flip", "draw", "place", "flip_step", "over")
 
 @dataclass
 class GolfConfig:
-    """The options of §7."""
+    """The table's options, with their defaults (the Options table of the environment's docs)."""
 
     num_players: int = 4
     dealer: int | str = "random"
@@ -360,7 +360,7 @@ class GolfRules:
         return list(s.totals)
 
     def ranks(self, s: GolfState) -> list[int]:
-        """Lowest total ranks first, also on truncation (§6)."""
+        """Lowest total ranks first, also on truncation."""
         return competition_ranks(s.totals, lower_is_better=True)
 
     # --------------------------------------------------------------------- action names

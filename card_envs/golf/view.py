@@ -345,9 +345,9 @@ def _counts_text(counts: list[int]) -> str:
 
 
 def face_up_value(grid: list[int | None]) -> int:
-    """What the face-up cards of a layout score now: a column with both cards up scores as in
-    §4 (0 for a pair of equal rank, closed or revealed at the end); a lone face-up card counts
-    its value; face-down cards count nothing."""
+    """What the face-up cards of a layout score now: a column with both cards up scores as at a
+    round's end (0 for a pair of equal rank, closed or revealed at the end); a lone face-up card
+    counts its value; face-down cards count nothing."""
     total = 0
     for c in range(3):
         a, b = grid[c], grid[c + 3]

@@ -9,7 +9,7 @@
 | Observation | `{"observation": Box(float32, (553 + 162·C + 8·N,)), "action_mask": Box(int8, (70,))}`, C = most copies of one card (1 with one deck) |
 | Parallel API | no (turns are sequential) |
 | Batched engine | `guilders_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/guilders/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
-| Rules | `shared/rules/guilders.md`; code in `card_envs/guilders/rules.py` |
+| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/guilders/rules.py` |
 
 Every card lies face down in a fan. On a turn the player to act calls a suit (1 point), a rank
 (5), an exact card (10) or — with the Good Joker variant — a joker (15), then draws a card
@@ -63,7 +63,7 @@ others' hidden misses failed (`miss_calls - own_miss_calls`; a `suit h` miss is 
 `PlayerView.match_probabilities()` gives each call's exact posterior chance (counted in
 `card_envs/guilders/odds.py`; with no hidden miss it is `unseen[c] / sum(unseen)` per card).
 
-What a player may know (§5): sizes of the fan and discard pile, refans left, every score pile
+What a player may know: sizes of the fan and discard pile, refans left, every score pile
 card by card, the cards lost to the evil penalty and the jokers set aside (all public), every
 call and whether it missed, the discards it drew itself since the discard pile last went back
 into the fan (all discards with `public_discards`), and the turn just played: the mover, its
@@ -87,7 +87,7 @@ encodes.
 
 `reward_mode="rank"` (default): at the end, places are worth +1 (highest score) down to -1 in
 equal steps; tied players share the average of their places. A game cut by `max_turns` is
-truncated and still ranked by the scores at that point (§6). `reward_mode="score"`: every
+truncated and still ranked by the scores at that point. `reward_mode="score"`: every
 scoring or penalty event is rewarded when it happens, to every seat, as (points gained - mean
 gained by the table) / 10 (zero-sum). **Solitaire** (`num_players=1`) always uses score mode,
 whatever `reward_mode` says, and the reward is the points themselves / 10 (so the return is the
@@ -116,13 +116,13 @@ Stacked decks: `reset(options={"deck": [...]})` makes the list the fan, drawn in
 ## Version history
 
 - v0: first release.
-- v0 (issue 14): `vector_env`, the batched engine, byte-identical to `raw_env()` (tests/vector).
-- v0 (issue 13): new segments `miss_calls` (70), `own_miss_calls` (70), `holder`, `scored_value`, `scored_place`
-  (54·C each) and `seat_misses` (N): every public call and result between a player's turns and
-  who holds which scored card reach the observation; `match_probabilities` is the exact
-  posterior (it accounts for the calls the others' hidden misses failed); the default
-  `max_turns` grows with `refan_discards` and chaotic jokers so that only endless games can be
-  truncated by it. Observation size 413 + 7·N -> 553 + 162·C + 8·N.
+- v0, batched engine: `vector_env`, byte-identical to `raw_env()` (tests/vector).
+- v0, information update: new segments `miss_calls` (70), `own_miss_calls` (70), `holder`,
+  `scored_value`, `scored_place` (54·C each) and `seat_misses` (N): every public call and result
+  between a player's turns and who holds which scored card reach the observation;
+  `match_probabilities` is the exact posterior (it accounts for the calls the others' hidden
+  misses failed); the default `max_turns` grows with `refan_discards` and chaotic jokers so that
+  only endless games can be truncated by it. Observation size 413 + 7·N -> 553 + 162·C + 8·N.
 """
 
 from __future__ import annotations
@@ -148,5 +148,5 @@ __doc__ = __doc__.replace("{layout}", guilders_view.layout(GuildersRules()).tabl
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", guilders_state.table(GuildersRules())))
 raw_env.__doc__ = __doc__
 
-#: the configuration of the issue's speed target
+#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the README's Speed table)
 BENCHMARK_CONFIG = {"num_players": 4}

@@ -152,7 +152,7 @@ def _penalty(pile_card, pile_val, pile_len, counts, stats, lost, row, g, p):
 @njit(cache=True, inline="always")
 def _new_games_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, deck, rows, decks, stacked, w):
     """Shuffle every card into a face-down fan (or take the stacked deck, drawn top card first);
-    empty discard pile and score piles; ``start_player`` calls first (§2)."""
+    empty discard pile and score piles; ``start_player`` calls first."""
     n = cfg[C_PLAYERS]
     size = deck.shape[0]
     g = rows[w]
@@ -205,7 +205,7 @@ def new_games_parallel(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_
 
 @njit(cache=True, inline="always")
 def _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc, g):
-    """CALL, DRAW, RESOLVE, ADVANCE (§3) in every game (``GuildersRules.apply``)."""
+    """One whole turn (CALL, DRAW, RESOLVE, ADVANCE) in every game (``GuildersRules.apply``)."""
     n = cfg[C_PLAYERS]
     for q in range(n):
         rewards[g, q] = 0.0
@@ -336,7 +336,8 @@ def step_parallel(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, 
 
 @njit(cache=True, inline="always")
 def _legal_row(row, good_joker, mask, g):
-    """Every call is always legal, exhausted cards included; JOKER only with good_joker (§5)."""
+    """Every call is always legal, exhausted cards included; JOKER only with good_joker. The
+    mask never depends on the fan."""
     live = row[g, CUR] >= 0
     for a in range(NUM_ACTIONS):
         mask[g, a] = 1 if live else 0

@@ -1,11 +1,11 @@
-"""The Game of Guilders: the whole game, readable beside ``shared/rules/guilders.md``.
+"""The Game of Guilders: the whole game, readable beside its page, ``help(card_envs.guilders_v0)``.
 
 Pure Python (no PettingZoo). Every card in use lies face down in a **fan**. On a turn the
 player to act calls a suit (1 point), a rank (5), an exact card (10) or, with the Good Joker
 variant, a joker (15); then a card is drawn from the fan uniformly at random. A match is shown
 to everyone and goes to the caller's score pile worth the call's value; a miss goes to the
 discard pile, face down (seen by the drawer only) unless ``public_discards``. Jokers (only
-when a joker variant is on) resolve in the order of §3: Good (a called joker scores 15), Evil
+when a joker variant is on) resolve in this order: Good (a called joker scores 15), Evil
 (otherwise the drawer loses its highest-valued scored card, the most recent on ties, removed
 from the game), where the unscored joker goes (set aside and revealed with Evil or Chaotic,
 else an ordinary miss), Chaotic (the discards are shuffled back into the fan). When the fan is
@@ -35,7 +35,7 @@ from card_envs.scoring import competition_ranks
 
 NAME = "guilders_v0"
 
-# ------------------------------------------------------------------------ actions (§8)
+# -------------------------------------------------------------------------------- actions
 RANK_BASE = 4  # RANK(r) = 4 + r
 CARD_BASE = 17  # CARD(r, s) = 17 + 13 s + r = 17 + card int
 JOKER_CALL = 69
@@ -45,13 +45,13 @@ SUIT_POINTS, RANK_POINTS, CARD_POINTS, JOKER_POINTS = 1, 5, 10, 15
 #: the values a scored card can have, in the order the per-value counts use
 VALUES = (SUIT_POINTS, RANK_POINTS, CARD_POINTS, JOKER_POINTS)
 VALUE_INDEX = {v: i for i, v in enumerate(VALUES)}
-#: score-mode rewards are points / REWARD_SCALE (§4)
+#: score-mode rewards are points / REWARD_SCALE
 REWARD_SCALE = 10.0
 
 
 def _match_points() -> tuple[int, ...]:
     """``MATCH_POINTS[a * 52 + x]``: the points call ``a`` (0..68) scores on ordinary card ``x``;
-    0 is a miss. An exact call that matches only the rank or only the suit is a miss (§3)."""
+    0 is a miss. An exact call that matches only the rank or only the suit is a miss."""
     table = [0] * (JOKER_CALL * 52)
     for x in range(52):
         table[(x // 13) * 52 + x] = SUIT_POINTS
@@ -75,7 +75,7 @@ EVENT_NAMES = ("matched", "missed", "joker scored", "penalty", "joker set aside"
 
 @dataclass
 class GuildersConfig:
-    """The options of §7."""
+    """The table's options, with their defaults (the Options table of the environment's docs)."""
 
     num_players: int = 4
     num_decks: int = 1
@@ -112,7 +112,7 @@ class GuildersConfig:
         is made only by a refan (at most ``refan_discards`` of them) or by a chaotic joker (each
         joker is set aside or scored when drawn, so at most ``num_jokers`` reshuffles). So there
         are at most ``refan_discards + chaotic reshuffles + 1`` fans and at most that many times
-        ``total_cards`` turns (§6)."""
+        ``total_cards`` turns."""
         if self.refan_discards < 0:
             return None
         reshuffles = self.num_jokers if self.chaotic_joker else 0
@@ -196,7 +196,7 @@ class GuildersRules:
         self.config = build_config(GuildersConfig, NAME, options)
         cfg = self.config
         self.num_players = cfg.num_players
-        # §4: with one player the ranking is meaningless, so solitaire always uses score mode.
+        # with one player the ranking is meaningless, so solitaire always uses score mode.
         self.reward_mode = "score" if cfg.num_players == 1 else cfg.reward_mode
         self._deck = cards.make_deck(cfg.num_decks, cfg.jokers_per_deck if cfg.jokers_on else 0)
         self.deck_counts = np.bincount(np.array(self._deck, dtype=np.int64), minlength=cards.NUM_CARDS)
@@ -217,7 +217,7 @@ class GuildersRules:
 
     def new_game(self, rng: np.random.Generator, deck: list[int] | None = None) -> GuildersState:
         """Shuffle every card into a face-down fan (or take ``deck``, drawn top card first);
-        empty discard pile and score piles; ``start_player`` calls first (§2)."""
+        empty discard pile and score piles; ``start_player`` calls first."""
         cfg = self.config
         n = cfg.num_players
         s = GuildersState()
@@ -258,7 +258,7 @@ class GuildersRules:
     # ------------------------------------------------------------------ legal actions
     def legal_mask(self, s: GuildersState) -> np.ndarray:
         """Every call is always legal, exhausted cards included; JOKER only with good_joker.
-        The mask never depends on the fan (§5)."""
+        The mask never depends on the fan."""
         if s.current_player < 0:
             return np.zeros(NUM_ACTIONS, dtype=np.int8)
         return self._mask.copy()
@@ -277,8 +277,8 @@ class GuildersRules:
 
     # -------------------------------------------------------------------------- apply
     def apply(self, s: GuildersState, action: int) -> list[float] | None:
-        """CALL, DRAW, RESOLVE, ADVANCE (§3) for the player to act. Returns the score-mode
-        rewards of the turn (zero-sum), or None when no points changed hands."""
+        """One whole turn (CALL, DRAW, RESOLVE, ADVANCE) for the player to act. Returns the
+        score-mode rewards of the turn (zero-sum), or None when no points changed hands."""
         action = self._check_action(s, action)
         cfg = self.config
         p = s.current_player
@@ -429,7 +429,7 @@ class GuildersRules:
         return [int(v) for v in s.stats[:, 0]]
 
     def ranks(self, s: GuildersState) -> list[int]:
-        """Highest score first; equal scores share the rank, also on truncation (§6)."""
+        """Highest score first; equal scores share the rank, also on truncation."""
         return competition_ranks(self.scores(s), lower_is_better=False)
 
     # --------------------------------------------------------------------- action names
@@ -458,7 +458,7 @@ class GuildersRules:
     def can_miss(self, call: int, x: int) -> bool:
         """Whether card ``x`` can lie face down in the discard pile after call ``call`` missed:
         an ordinary card that does not match the call, or (only with good_joker alone) a joker
-        drawn on an ordinary call. With evil or chaotic on every drawn joker is shown (§3)."""
+        drawn on an ordinary call. With evil or chaotic on every drawn joker is shown."""
         if x < 52:
             return call == JOKER_CALL or MATCH_POINTS[call * 52 + x] == 0
         cfg = self.config

@@ -1,15 +1,15 @@
 """What one Guilders player may know, and its encoding.
 
-``view(state, seat)`` is the only place hidden information is filtered. A Guilders player sees
-(§5): the fan's size, the discard pile's size and the refans left; every score pile, card by
-card, with each card's value and its place in the pile (every scored card was shown to all),
-the cards the evil penalty took out of the game and the jokers set aside; every call and
-whether it missed (``miss_calls``: per call, the misses now in the discard pile, the same for
-every player; ``own_miss_calls``: those of this player; ``seat_misses``: per seat, its misses
-there); the discards it drew itself since
-the discard pile last went back into the fan (every discard with ``public_discards``); and the
-turn just played: who called what, the drawn card if it was shown to all or this player drew
-it, and what happened. Nobody sees the fan's cards.
+``view(state, seat)`` is the only place hidden information is filtered. A Guilders player sees (as
+the environment's docs say under Observation): the fan's size, the discard pile's size and the
+refans left; every score pile, card by card, with each card's value and its place in the pile
+(every scored card was shown to all), the cards the evil penalty took out of the game and the
+jokers set aside; every call and whether it missed (``miss_calls``: per call, the misses now in
+the discard pile, the same for every player; ``own_miss_calls``: those of this player;
+``seat_misses``: per seat, its misses there); the discards it drew itself since the discard pile
+last went back into the fan (every discard with ``public_discards``); and the turn just played:
+who called what, the drawn card if it was shown to all or this player drew it, and what happened.
+Nobody sees the fan's cards.
 
 **Why this summary is sufficient (Markov).** Everything that happened between two of a
 player's turns is a call and its public result (a match: a shown card in a score pile; a miss:

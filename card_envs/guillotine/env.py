@@ -8,7 +8,7 @@
 | Action space | `Discrete(39)` |
 | Observation | `{"observation": Box(float32, ({size},)), "action_mask": Box(int8, (39,))}` |
 | Parallel API | no (turns are sequential) |
-| Rules | `shared/rules/guillotine.md`; code in `card_envs/guillotine/rules.py` |
+| Rules | this page: the game below, then Scoring, Actions and Options; code in `card_envs/guillotine/rules.py` |
 
 Four players, 32 cards ranked 7 < 8 < 9 < 10 < J < Q < K < A, eight each. The dealer looks
 at its hand and chooses a contract it has not used yet (its sixth is forced, still one step
@@ -106,7 +106,7 @@ They are public (every deal's points are announced) and change no reward or obse
 | `king_rule` | `"every_king"` | Spades' King penalty: every King, or `"contract_suit_king"` (K♠ only) |
 | `ace_bonus` | True | the Domino Ace bonus |
 | `reward_mode` | `"rank"` | `"rank"` or `"score"` |
-| `num_players` | 4 | not a choice (not in the rule spec's table): accepted only as 4, so code that passes it to every game works; any other value is a ValueError |
+| `num_players` | 4 | not a choice (Guillotine is a four-player game): accepted only as 4, so code that passes it to every game works; any other value is a ValueError |
 
 Stacked decks: `reset(options={"deck": [...]})` deals the 32 listed cards (top first) one at a
 time clockwise starting left of the dealer, eight to each hand; later deals are shuffled from
@@ -115,12 +115,12 @@ the seed. With `first_dealer="random"` the dealer is drawn from the seed before 
 ## Version history
 
 - v0: first release.
-- v0 (issue 13): the Domino Ace bonus lasts until STOP or an empty hand (STOP always legal in
-  it; it no longer ends by itself when no card fits, which told the table about a hidden hand),
-  and a STOP records nothing in `known_absent`; new observation segments `deal` (24) and
+- v0, information update: the Domino Ace bonus lasts until STOP or an empty hand (STOP always
+  legal in it; it no longer ends by itself when no card fits, which told the table about a hidden
+  hand), and a STOP records nothing in `known_absent`; new observation segments `deal` (24) and
   `single_deal` (1), size 635 -> 660; the rendering shows "deal k of n", what each seat laid and
-  its finishing place in Domino (no trick count there), and no longer lists the viewer's own
-  cards under another seat's "known not to hold". Golden transcript regenerated.
+  its finishing place in Domino (no trick count there), and no longer lists the viewer's own cards
+  under another seat's "known not to hold". Golden transcript regenerated.
 """
 
 from __future__ import annotations
@@ -174,6 +174,6 @@ __doc__ = __doc__.replace("{layout}", guillotine_view.LAYOUT.table()).replace(
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", guillotine_state.table(GuillotineRules())))
 raw_env.__doc__ = __doc__
 
-#: the configuration of the issue's speed target
+#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the README's Speed table)
 BENCHMARK_CONFIG = {"mode": "single"}
 

@@ -227,7 +227,7 @@ def _end_deal(seat, row, rng, cfg, g, points, rewards, order):
 
 @njit(cache=True)
 def _trick_points(seat, row, cfg, g, points):
-    """The §4 table for the trick contract being played, per seat."""
+    """The points each seat takes in the trick contract being played (its scoring table)."""
     c = row[g, CONTRACT]
     for p in range(N):
         t = seat[g, p, TAKEN]

@@ -1,18 +1,19 @@
-"""Guillotine: the whole game, readable beside ``shared/rules/guillotine.md``.
+"""Guillotine: the whole game, readable beside its page, ``help(card_envs.guillotine_v0)``.
 
 Pure Python (no PettingZoo). Four players, 32 cards ranked 7 8 9 10 J Q K A, eight each. The
 dealer looks at the hand, then names a contract it has not used yet (its sixth is forced).
 Five contracts are trick-taking without trumps (Royalty, Queens, Spades, Parliament,
 Guillotine): the dealer leads, players follow suit when able, the highest card of the led suit
-wins and leads next, and the taken cards are scored by the §4 table. Domino is a shedding game:
-the dealer opens with any card, whose rank becomes the anchor; rows grow one step up or down
-per suit, only the anchor rank starts a row, a player who can play must, an Ace (not the
-opening card) earns a bonus run of plays that lasts until STOP (always legal in it) or an
-empty hand; the first player out scores -30, the second -10 and the deal ends. A full game is
-24 deals, the deal rotating clockwise; the lowest total wins.
+wins and leads next, and the taken cards are scored by the contract's scoring table (the
+environment's docs, Scoring). Domino is a shedding game: the dealer opens with any card, whose
+rank becomes the anchor; rows grow one step up or down per suit, only the anchor rank starts a
+row, a player who can play must, an Ace (not the opening card) earns a bonus run of plays that
+lasts until STOP (always legal in it) or an empty hand; the first player out scores -30, the
+second -10 and the deal ends. A full game is 24 deals, the deal rotating clockwise; the lowest
+total wins.
 
 Cards are the deck indices ``8·suit + rank`` (suits c d h s = 0..3, ranks 7..A = 0..7), the
-same numbers as the play actions of §8; card sets are 32-bit masks over these indices.
+same numbers as the play actions (0–31); card sets are 32-bit masks over these indices.
 ``DECK_CARD`` / ``INDEX_OF`` translate to and from :mod:`card_envs.cards` ints (Ace low there).
 """
 
@@ -57,7 +58,7 @@ TRICK_STRENGTH = {
     "french": (0, 1, 2, 6, 3, 4, 5, 7),  # 7 < 8 < 9 < J < Q < K < 10 < A
 }
 
-# Contracts and actions (§8).
+# Contracts and actions (indices as in the environment's actions table).
 ROYALTY, QUEENS, SPADES, PARLIAMENT, GUILLOTINE, DOMINO = range(6)
 CONTRACT_NAMES = ("royalty", "queens", "spades", "parliament", "guillotine", "domino")
 NUM_CONTRACTS = 6
@@ -105,7 +106,7 @@ NEIGHBOURS = tuple(_neighbours(i) for i in range(NUM_CARDS))
 
 @dataclass
 class GuillotineConfig:
-    """The options of §7."""
+    """The table's options, with their defaults (the Options table of the environment's docs)."""
 
     mode: str = "full"
     contract: str | None = None
@@ -361,7 +362,7 @@ class GuillotineRules:
         return None
 
     def trick_points(self, s: GuillotineState) -> list[int]:
-        """The §4 table for the trick contract being played, per seat."""
+        """The points each seat takes in the trick contract being played (its scoring table)."""
         c = s.contract
         out = []
         for p in range(NUM_PLAYERS):
@@ -414,7 +415,7 @@ class GuillotineRules:
             s.phase = DOMINO_TURN
             return self._end_domino_turn(s, p)
         if s.phase == BONUS or (a & 7 == ACE and not opening and self.config.ace_bonus):
-            # §3b (revised): the bonus lasts until STOP or an empty hand, whether or not a card
+            # the Ace bonus, as revised: it lasts until STOP or an empty hand, whether or not a card
             # still fits: ending it by itself would tell the table that p holds none.
             s.phase = BONUS
             return None

@@ -184,7 +184,8 @@ def _layout() -> Layout:
             ("deal", NUM_DEALS, f"one-hot index of the current deal, 0-based (of {NUM_DEALS}, or of 1 in single mode)"),
             ("single_deal", 1, "1 if the game is one deal (mode='single'), 0 in the 24-deal game"),
             ("hand_sizes", N, f"cards in each relative seat's hand, divided by {HAND_SIZE}"),
-            # totals lie in -740..1780 and one deal's points in -80..250 (§4), hence the bounds
+            # totals lie in -740..1780 and one deal's points in -80..250 (from the scoring
+            # table), hence the bounds
             ("totals_plus", N, f"positive part of each relative seat's total, / {SCORE_SCALE:g}", 18.0),
             ("totals_minus", N, f"negative part of each total (as a positive number), / {SCORE_SCALE:g}", 8.0),
             ("last_deal_plus", N, f"positive part of each seat's points in the last finished deal, / {SCORE_SCALE:g}",

@@ -1,4 +1,4 @@
-"""Guillotine worlds from one player's observation alone (issue 18's determinization).
+"""Guillotine worlds from one player's observation alone (determinization).
 
 :func:`sample_world` ``(observation, rng, **options)`` returns a full
 :class:`~card_envs.guillotine.rules.GuillotineState` in the observer's frame (the observation

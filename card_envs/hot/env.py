@@ -4,10 +4,10 @@
 |---|---|
 | Import | `from card_envs import hot_v0` |
 | Agents | `player_0` … `player_{N-1}`, N = `num_players` (2–3, default 2) |
-| Action | `Discrete(17)`: the spec's 16 actions, then `wait` (16: the Parallel API's no-op) |
+| Action | `Discrete(17)`: the game's 16 actions, then `wait` (16: the Parallel API's no-op) |
 | Observation | `{"observation": Box(float32, (710 + 61N + 2N²,)), "action_mask": Box(int8, (17,))}` (840 for N = 2) |
 | Parallel API | `hot_v0.parallel_env()`: one step per phase (`parallel_raw_env()` raises on illegal actions) |
-| Rules | `shared/rules/hot.md` (the source: Trevor Cuthbertson's variation of Collector) |
+| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/hot/rules.py` on Collector's engine `card_envs/collector/engine.py` (the source: Trevor Cuthbertson's variation of Collector) |
 
 **The game.** Each deal, every player gets 5 cards; the rest is the stock. Every round has two
 hidden commitments. PLAY: each player with cards puts one card face up, all revealed together.
@@ -32,7 +32,7 @@ ends the game with -1 for the first illegal mover in asking order, exactly as `e
 `pickle`, `copy.deepcopy` and cloudpickle of `parallel_env()` and `parallel_raw_env()` keep
 their behaviour and the running game (a copy continues it).
 
-**Actions** (indices fixed by the spec's §8):
+**Actions** (the indices are fixed):
 
 | Index | Phase | Name | Meaning |
 |---|---|---|---|
@@ -67,7 +67,7 @@ truncated game (`max_deals` deals, or a void `single_deal` deal) gives 0 to all 
 **Infos at the end.** `score`: game total; `rank`: competition rank, 1 = best (everyone 1 when
 truncated).
 
-**Options** (spec §7):
+**Options**:
 
 | Name | Default | Meaning |
 |---|---|---|
@@ -85,7 +85,7 @@ truncated).
 one card at a time clockwise from the dealer's left; the rest is the stock. Later deals shuffle
 from the seed.
 
-**Version history.** v0: first release. v0 (issue 13): the observation gains `last_claimed`
+**Version history.** v0: first release. v0, information update: the observation gains `last_claimed`
 (every claim of the last round, so a contest loser no longer looks like a player who chose to
 draw), `callers` (the last deal's callers of "Hot") and `first_place` (the winners, at the end);
 the action space gains `wait` (16), the Parallel API's no-op for a live player with nothing to
@@ -119,5 +119,6 @@ __doc__ = __doc__.replace("{layout}", view_mod.make_layout(2, True).table())
 __doc__ = __doc__.replace("{state}", state_doc("**State (privileged).**", hot_state.table(HotRules())))
 raw_env.__doc__ = __doc__
 
-#: the speed target's configuration (the issue sets it for 3-player Collector; Hot runs the same engine)
+#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the README's Speed table;
+#: the same as Collector's, whose engine Hot runs)
 BENCHMARK_CONFIG = {"num_players": 3}

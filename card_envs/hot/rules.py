@@ -1,4 +1,4 @@
-"""Hot's rules (``../shared/rules/hot.md``): Collector's round, scored over deals to 11 points.
+"""Hot's rules (see ``help(card_envs.hot_v0)``): Collector's round, scored over deals to 11 points.
 
 Trevor Cuthbertson's variation of Collector. The round is Collector's (the shared engine in
 :mod:`card_envs.collector.engine`) except the acquiring choice: draw two cards, or draw one card
@@ -17,14 +17,14 @@ from card_envs import options as opt
 from card_envs.collector.engine import MAX_HAND_SIZE, NUM_RANKS, SetRules, SetState
 from card_envs.scoring import competition_ranks
 
-NUM_ACTIONS = 17  # the spec's §8 actions, then WAIT (the parallel API's no-op)
+NUM_ACTIONS = 17  # the game's 16 actions (fixed indices), then WAIT (the parallel API's no-op)
 WAIT = 16
 CONTEST_FALLBACKS = ("draw", "nothing")
 
 
 @dataclass
 class HotConfig:
-    """The options of hot.md §7, with its defaults."""
+    """The table's options, with their defaults (the Options table of the environment's docs)."""
 
     num_players: int = 2
     target_points: int = 11

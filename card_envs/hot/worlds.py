@@ -1,4 +1,4 @@
-"""Hot worlds from one player's observation alone (issue 18's determinization).
+"""Hot worlds from one player's observation alone (determinization).
 
 Hot runs Collector's engine and view, so its sampler is Collector's
 (:mod:`card_envs.collector.worlds`, where what is public, the constraints and why the sample

@@ -264,8 +264,8 @@ def _parse_form(line: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _spec_error(spec: str) -> str | None:
-    """Why ``spec`` is not an agent spec the library can parse (None: it is). Only the spec's
-    form is checked (no file is opened, no agent built)."""
+    """Why ``spec`` is not an agent spec the library can parse (None: it is). Only its form
+    is checked (no file is opened, no agent built)."""
     parse_spec = agents_hook("parse_spec")
     if parse_spec is None:  # no agents package installed: the form cannot be checked
         return None
