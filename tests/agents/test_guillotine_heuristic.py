@@ -222,7 +222,7 @@ def test_domino_opening_leaves_the_fewest_foreign_cards_in_the_way():
 
 
 def test_domino_bonus_lays_the_whole_hand_when_it_can():
-    # the §3b example: after P2's A♥ the bonus offers 9♠ (then 10♠, J♠)
+    # the Domino Ace-bonus example: after P2's A♥ the bonus offers 9♠ (then 10♠, J♠)
     from tests.games.test_guillotine import DOMINO_HANDS, DOMINO_MOVES_BEFORE_THE_ACE
 
     e = deal(DOMINO_HANDS, 0, contract="domino")
@@ -255,7 +255,7 @@ def test_domino_bonus_stops_rather_than_release_a_row_only_others_need():
 
 
 def test_domino_bonus_stops_when_nothing_fits():
-    # the revised §3b: the bonus goes on after K♦ although nothing of P1's hand fits; STOP alone
+    # the revised Ace bonus: it goes on after K♦ although nothing of P1's hand fits; STOP alone
     from tests.games.test_guillotine import ACE_HANDS
 
     e = deal(ACE_HANDS, 0, contract="domino")

@@ -1,4 +1,4 @@
-"""The agent protocol, grown (issue 16): agents learn the table's rules through ``start_game``,
+"""The agent protocol, grown: agents learn the table's rules through ``start_game``,
 learned policies refuse a table they were not trained on unless told ``any_table``, results
 reach ``end_game``, ``ppo:RUN_DIR`` takes a run folder, ``sample`` plays the masked softmax,
 ``py:package.module:Class`` names any agent class, and bad specs say what is allowed."""
@@ -145,7 +145,7 @@ def test_the_shipped_golf_policy_refuses_a_default_golf_table_naming_each_differ
 
 
 def test_the_shipped_golf_policy_refuses_full_games_to_100_unless_told_any_table():
-    """The issue: the Golf policy (trained on one round) silently played full games to 100."""
+    """The bug: the Golf policy (trained on one round) silently played full games to 100."""
     config = {"num_players": 2}  # same observation size, but the game goes on to 100 points
     with pytest.raises(ValueError, match="num_rounds: table None, training 1"):
         agents.load("ppo").start_game("golf_v0", config, "player_0")
@@ -174,7 +174,7 @@ def test_the_shipped_guillotine_policy_refuses_the_24_deal_game_unless_told_any_
 
 
 def test_a_guilders_policy_trained_with_jokers_refuses_a_table_without_them(tmp_path):
-    """The issue: ``evaluate guilders_v0 ppo:RUN/final.zip random --players 5`` ran without a word
+    """The bug: ``evaluate guilders_v0 ppo:RUN/final.zip random --players 5`` ran silently
     with a policy trained with good and evil jokers (the observation has the same size)."""
     trained = {"num_players": 5, "good_joker": True, "evil_joker": True}
     path = policy_file(tmp_path, "guilders_v0", trained)
@@ -242,7 +242,7 @@ def test_the_rllib_agent_checks_the_table_the_same_way():
 
 # ------------------------------------------------------- reproduction: the heuristic's rules
 def test_the_heuristic_plays_by_the_options_start_game_gives_it():
-    """The issue: the heuristic assumed the default rules unless setup() was called (Guillotine
+    """The bug: the heuristic assumed the default rules unless setup() was called (Guillotine
     with trick_rank_order="french" gave a margin of ~0.40 instead of ~0.54)."""
     config = {"mode": "single", "trick_rank_order": "french"}
     told, untold, alias = HeuristicAgent(seed=0), HeuristicAgent(seed=0), HeuristicAgent(seed=0)

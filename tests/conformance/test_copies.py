@@ -1,4 +1,4 @@
-"""Copies keep the environment's behaviour (issue: "Copies keep env()'s behaviour").
+"""Copies keep the environment's behaviour, ``env()``'s included.
 
 SuperSuit's vector wrappers cloudpickle every environment; a policy that ignores the mask must
 then still get env()'s -1 for an illegal move, not a crash, and raw_env() must still raise. A copy

@@ -1,4 +1,4 @@
-"""Collector, rule by rule (shared/rules/collector.md), on stacked decks.
+"""Collector, rule by rule (``help(card_envs.collector_v0)``), on stacked decks.
 
 Seats are absolute here (player_0 .. player_{N-1}); with ``dealer=d`` the lead seat of round t is
 ``(d + 1 + t) mod N``.
@@ -251,7 +251,7 @@ def test_the_sources_bill_and_chris_example_round_by_round():
 
 
 def _worked_example_table():
-    """collector.md §4 in a 3-player game whose round 1 is led by seat 0 (dealer 1): round 0
+    """A worked example in a 3-player game whose round 1 is led by seat 0 (dealer 1): round 0
     brings P0 to 13 cards holding every rank but the K (two 7s)."""
     hands = {
         0: "Ac 2c 3c 4c 5c 6c 7c 8c 9c Tc Jc 7d",
@@ -708,8 +708,8 @@ def test_parallel_env_is_registered_with_pettingzoo():
     assert set(obs) == {"player_0", "player_1", "player_2"}
 
 
-def test_item_8_a_live_parallel_agent_with_nothing_to_do_has_only_the_wait_no_op():
-    """Issue 13, item 8: a player with an empty hand is not asked in PLAY; in the Parallel API its
+def test_a_live_parallel_agent_with_nothing_to_do_has_only_the_wait_no_op():
+    """A player with an empty hand is not asked in PLAY; in the Parallel API its
     mask holds only WAIT (17), never all zeros, and whatever it sends is ignored."""
     par = collector_v0.parallel_env(num_players=3, hand_size=1, contest_fallback="nothing", dealer=2)
     obs, _ = par.reset(seed=0, options={"deck": stacked(3, {0: "2c", 1: "3c", 2: "4c"}, "", 2)})
@@ -737,8 +737,8 @@ def test_item_8_a_live_parallel_agent_with_nothing_to_do_has_only_the_wait_no_op
         env.step(None if term or trunc else int(np.flatnonzero(obs_["action_mask"])[0]))
 
 
-def test_item_8_every_live_parallel_agent_has_a_legal_action_at_every_step(module=collector_v0, n=4, seed=8, steps=400):
-    """The issue's repro: 4 players, seed 8, ~320 random legal steps met an all-zero mask."""
+def test_every_live_parallel_agent_has_a_legal_action_at_every_step(module=collector_v0, n=4, seed=8, steps=400):
+    """4 players, seed 8: ~320 random legal steps once met an all-zero mask."""
     par = module.parallel_env(num_players=n)
     wait = par.rules.wait_action
     obs, _ = par.reset(seed=seed)
@@ -783,7 +783,7 @@ def test_the_documented_observation_size_and_layout_table_match_the_code(n):
     assert collector_v0.__doc__ == collector_v0.raw_env.__doc__ and "| `stock_known` |" in collector_v0.__doc__
 
 
-# ------------------------------------------------------------------- issue 13 (information)
+# -------------------------------------------------- information, copies, rendering, reveals
 _CONTEST_HANDS = {1: "As 3c 5d 9h Kd", 3: "2s 4c 6d Th Qd", 0: "2h 4h 6h 8h Jh", 2: "3h 5h 7h 9s Js"}
 _CONTEST_PLAYS = {0: "2", 1: "A", 2: "3", 3: "2"}
 
@@ -797,7 +797,7 @@ def _contest_table(p0_choice: str, **options):
     return env
 
 
-def test_item_4_a_contest_loser_no_longer_looks_like_a_player_who_chose_to_draw():
+def test_a_contest_loser_no_longer_looks_like_a_player_who_chose_to_draw():
     lost, drew = _contest_table("take 1"), _contest_table("draw two")
     for env in (lost, drew):
         assert env.game_state.last_taker[1] == 3 and env.game_state.last_drawn[0] == 2
@@ -813,14 +813,14 @@ def test_item_4_a_contest_loser_no_longer_looks_like_a_player_who_chose_to_draw(
     assert "  +3: played A (taken by +1); drew two: got 2" in text
 
 
-def test_item_4_a_loser_with_contest_fallback_nothing_is_shown_getting_nothing():
+def test_a_loser_with_contest_fallback_nothing_is_shown_getting_nothing():
     env = _contest_table("take 1", contest_fallback="nothing")
     assert env.game_state.last_drawn[0] == 0
     assert "claimed +1's A, lost the contest to +3, got nothing instead" in env.render_view("player_0")
     assert seen(env, 0).last_claimed[0] == 1
 
 
-def test_item_4_the_claims_stay_public_until_the_next_round_resolves():
+def test_the_claims_stay_public_until_the_next_round_resolves():
     env = _contest_table("take 1")
     # during the next PLAY and ACQUIRE, every observer still sees the last round's claims
     for _ in range(4):
@@ -830,7 +830,7 @@ def test_item_4_the_claims_stay_public_until_the_next_round_resolves():
     assert all(seen(env, p).last_claimed[(0 - p) % 4] == (1 - p) % 4 for p in range(4))
 
 
-def test_item_4_last_claimed_encodes_and_decodes():
+def test_last_claimed_encodes_and_decodes():
     env = _contest_table("take 1")
     for agent in env.possible_agents:
         x = env.observe(agent)["observation"]
@@ -840,7 +840,7 @@ def test_item_4_last_claimed_encodes_and_decodes():
     assert "| `last_claimed` |" in collector_v0.__doc__
 
 
-def test_item_7_parallel_envs_survive_pickle_deepcopy_and_cloudpickle_and_continue_the_game():
+def test_parallel_envs_survive_pickle_deepcopy_and_cloudpickle_and_continue_the_game():
     import copy
     import pickle
 
@@ -877,7 +877,7 @@ def test_item_7_parallel_envs_survive_pickle_deepcopy_and_cloudpickle_and_contin
                 clone.step(bad)
 
 
-def test_item_9_the_end_says_who_completed_and_who_won():
+def test_the_end_says_who_completed_and_who_won():
     env = _complete_together(1)
     text = env.render_view("player_1")
     assert "game over: +2 completed the set; +2 wins" in text, text
@@ -888,7 +888,7 @@ def test_item_9_the_end_says_who_completed_and_who_won():
     assert "game over: you, +1 completed the set; you, +1 share the win" in env.render_view("player_0")
 
 
-def test_item_9_a_truncated_game_says_it_was_a_draw_or_who_had_most_ranks():
+def test_a_truncated_game_says_it_was_a_draw_or_who_had_most_ranks():
     for rule, expected in (("draw", "game over: a draw, everyone shares first place (round limit, nobody completed)"),
                            ("most_ranks", "game over at the round limit, nobody completed: +1 wins with most ranks")):
         env = collector_v0.raw_env(num_players=2, dealer=1, max_rounds=1, truncation_rule=rule)

@@ -1,4 +1,4 @@
-"""Fiddlesticks: one test per rule of shared/rules/fiddlesticks.md, on stacked decks."""
+"""Fiddlesticks: one test per rule (``help(card_envs.fiddlesticks_v0)``), on stacked decks."""
 
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ def random_game(config, seed, check=None):
     return e, returns, infos
 
 
-# The §4 worked example: 3 players, dealer P0 so P1 leads; hands and the stock's top arranged so
+# A worked example: 3 players, dealer P0 so P1 leads; hands and the stock's top arranged so
 # that every step of the table is the players' choice.
 WORKED = dict(
     hands={0: ["5", "2", "10"], 1: ["5", "5", "5"], 2: ["9", "5", "3"]},
@@ -245,7 +245,7 @@ def test_the_first_player_is_the_dealers_left_and_play_is_clockwise():
 
 
 # ------------------------------------------------------------------------ the worked example
-def test_worked_example_of_section_4_step_by_step():
+def test_the_worked_example_step_by_step():
     e = new_env(3, 0, stacked_deck(3, 0, **WORKED))
     keep_dealt_face_up(e)
     s = e.game_state
@@ -756,7 +756,7 @@ def test_same_seed_same_game():
     assert trace(11) != trace(12)
 
 
-# --------------------------------------------- issue 13: what a forced pick-up shows (item 5)
+# ---------------------------------------------------------------- what a forced pick-up shows
 # 3 players, dealer P2 so P0 leads; P1 holds 4 5 6 and cannot beat a Q.
 PICKUP = dict(
     hands={0: ["Q", "3", "9"], 1: ["4", "5", "6"], 2: ["7", "8", "J"]},
@@ -772,7 +772,7 @@ def pickup_env(**options):
     return e
 
 
-def test_item_5_a_forced_pick_up_is_public_knowledge():
+def test_a_forced_pick_up_is_public_knowledge():
     e = pickup_env()
     assert legal(e) == ["pick up"]
     act(e, "pick up")
@@ -795,7 +795,7 @@ def test_item_5_a_forced_pick_up_is_public_knowledge():
         assert not view_of(f, p).absent[(1 - p) % 3].count(True)
 
 
-def test_item_5_a_forced_pick_up_on_a_nine_shows_no_card_of_2_to_10():
+def test_a_forced_pick_up_on_a_nine_shows_no_card_of_2_to_10():
     deck = stacked_deck(2, 1, hands={0: ["9", "3", "3"], 1: ["J", "Q", "K"]}, ups={0: ["A"] * 3, 1: ["A"] * 3})
     e = new_env(2, 1, deck)
     keep_dealt_face_up(e)
@@ -806,7 +806,7 @@ def test_item_5_a_forced_pick_up_on_a_nine_shows_no_card_of_2_to_10():
     assert [RANK_NAMES[r] for r in range(13) if v.absent[1][r]] == ["2", "3", "4", "5", "6", "7", "8", "9", "10"]
 
 
-def test_item_5_known_absent_lasts_through_plays_and_ends_when_the_hand_draws():
+def test_known_absent_lasts_through_plays_and_ends_when_the_hand_draws():
     e = pickup_env()
     act(e, "pick up")  # P1: 4 5 6 + the public Q
     act(e, "play 1x7")  # P2
@@ -825,7 +825,7 @@ def test_item_5_known_absent_lasts_through_plays_and_ends_when_the_hand_draws():
         assert "no other" not in e.render_view(f"player_{p}").splitlines()[4 + (1 - p) % 3]
 
 
-def test_item_5_resample_hidden_gives_no_hidden_card_of_a_known_absent_rank():
+def test_resample_hidden_gives_no_hidden_card_of_a_known_absent_rank():
     e = pickup_env()
     act(e, "pick up")
     s, u = e.game_state, e.unwrapped
@@ -839,8 +839,8 @@ def test_item_5_resample_hidden_gives_no_hidden_card_of_a_known_absent_rank():
             assert u._encode(t, seat).tobytes() == u._encode(s, seat).tobytes()
 
 
-# --------------------------------------------------------- issue 13: the SWAP rendering (item 9)
-def test_item_9_the_swap_rendering_does_not_list_a_picked_card_in_the_hand():
+# ---------------------------------------------------------------------------- the SWAP rendering
+def test_the_swap_rendering_does_not_list_a_picked_card_in_the_hand():
     deck = stacked_deck(2, 1, hands={0: ["4", "5", "6"], 1: ["7", "8", "9"]}, ups={0: ["K", "K", "3"]})
     e = new_env(2, 1, deck)
     text = e.render_view("player_0")
@@ -855,7 +855,7 @@ def test_item_9_the_swap_rendering_does_not_list_a_picked_card_in_the_hand():
     assert "+1: hand 3 (known: -)  dealt face-up 3 K K  face-down ## ## ##  swap picks 2/3" in other
 
 
-# ------------------------------------------------ issue 13: the process property (item 10)
+# -------------------------------------------------------------------- the process property
 def test_reveals_names_exactly_the_actions_that_turn_up_a_card():
     u = fiddlesticks_v0.raw_env(num_players=2, dealer=1)
     rules = u.rules

@@ -1,4 +1,4 @@
-"""Golf, rule by rule (shared/rules/golf.md), on stacked decks."""
+"""Golf, rule by rule (``help(card_envs.golf_v0)``), on stacked decks."""
 
 from __future__ import annotations
 
@@ -500,7 +500,7 @@ def test_a_four_player_game_plays_to_the_end_with_an_ansi_table_per_turn():
     assert frames > 50
 
 
-# ------------------------------------------------------- issue 13: what a seat may know
+# ----------------------------------------------------------------- what a seat may know
 def view_of(env, agent):
     """The decoded observation; checks that it encodes back to the same vector."""
     x = env.observe(agent)["observation"]
@@ -590,8 +590,8 @@ def test_before_a_rebuild_the_stock_and_the_face_down_cards_are_one_pool():
     assert not view_of(env, "player_0").stock_known and view_of(env, "player_0").stock_counts == [0] * 13
 
 
-def test_the_issue_repro_2_players_seed_3_keeps_its_count_across_the_rebuild():
-    """Issue 13: 2 players, seed 3, always draw and discard: 39 cards counted before the
+def test_2_players_seed_3_keep_their_count_across_the_rebuild():
+    """2 players, seed 3, always draw and discard: 39 cards counted before the
     rebuild, only 1 after it (the top discard) until the stock's composition was kept."""
     env = golf_v0.raw_env(num_players=2, num_rounds=1)
     env.reset(seed=3)

@@ -1,4 +1,4 @@
-"""The Game of Guilders, rule by rule (shared/rules/guilders.md), on stacked decks."""
+"""The Game of Guilders, rule by rule (``help(card_envs.guilders_v0)``), on stacked decks."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def counts(card_list) -> np.ndarray:
     return out
 
 
-# ---------------------------------------------------------------------------- §2 setup
+# ------------------------------------------------------------------------------- setup
 def test_every_card_in_use_starts_face_down_in_the_fan_with_empty_discard_and_score_piles():
     env = guilders_v0.raw_env(num_players=3, evil_joker=True)
     env.reset(seed=3)
@@ -122,7 +122,7 @@ def test_a_stacked_deck_is_drawn_in_list_order():
     assert [to_str(c) for c, _ in env.game_state.piles[0]] == ["Ks"]
 
 
-# ----------------------------------------------------------------------- §3 resolve
+# -------------------------------------------------------------------------- resolve
 def test_a_suit_call_matches_any_card_of_that_suit_for_1_point():
     env = new("7h 2c", num_players=2)
     call(env, "suit h", "suit h")
@@ -169,7 +169,7 @@ def test_a_joker_call_never_matches_an_ordinary_card():
 
 def test_a_match_is_shown_to_everyone_and_goes_to_the_callers_score_pile():
     env = new("7h", num_players=3)
-    call(env, "suit h")  # 1-point matches are kept face down but shown first (§5)
+    call(env, "suit h")  # 1-point matches are kept face down but shown first (public)
     for agent in env.possible_agents:
         v = seen_by(env, agent)
         assert v.last_card == parse("7h") and v.last_events == ("matched",) and v.last_gain == 1
@@ -361,7 +361,7 @@ def test_the_game_is_bounded_without_unlimited_refans(options, bound):
     assert longest <= bound
 
 
-# ------------------------------------------------------------------------- §3 advance
+# ---------------------------------------------------------------------------- advance
 def test_the_game_ends_when_the_fan_is_empty_and_no_refan_is_left():
     env = new(num_players=3)
     for _ in range(51):
@@ -430,8 +430,8 @@ def test_unlimited_refans_keep_refanning_until_max_turns():
     assert seen_by(env, "player_0").refans_left == -1
 
 
-# ------------------------------------------------------------------------ §4 scoring
-def test_the_worked_example_of_section_4():
+# --------------------------------------------------------------------------- scoring
+def test_the_worked_scoring_example():
     env = new("7h Qc Kd 7c BJ RJ", num_players=3, evil_joker=True)
     assert len(env.game_state.fan) == 54, "2 jokers in the fan"
 
@@ -532,7 +532,7 @@ def test_solitaire_forces_score_mode_and_rewards_the_points_themselves_over_10()
         assert total == pytest.approx(0.1), "the return is the final score / 10"
 
 
-# ------------------------------------------------------------------- §5 information
+# ---------------------------------------------------------------------- information
 def test_every_call_is_always_legal_and_joker_only_with_good_joker():
     env = new("Ks", num_players=2)
     mask = env.observe("player_0")["action_mask"]
@@ -647,7 +647,7 @@ def test_decoding_an_observation_and_encoding_it_again_gives_the_same_vector(con
 
 
 # ------------------------------------------------------------------------ action names
-def test_action_names_follow_the_section_8_table():
+def test_action_names_follow_the_actions_table():
     env = guilders_v0.raw_env()
     env.reset(seed=0)
     assert [env.action_to_string(a) for a in (0, 3, 4, 13, 16, 17, 17 + 13 * 2 + 6, 68, 69)] == [
@@ -691,7 +691,7 @@ def test_a_bad_option_is_a_value_error_naming_it(options, word):
         guilders_v0.env(**options)
 
 
-def test_the_options_default_as_section_7_says():
+def test_the_options_default_as_the_options_table_says():
     cfg = GuildersRules().config
     assert (cfg.num_players, cfg.num_decks, cfg.public_discards, cfg.evil_joker, cfg.good_joker,
             cfg.chaotic_joker, cfg.jokers_per_deck, cfg.refan_discards, cfg.start_player,
@@ -756,7 +756,7 @@ def test_the_codec_is_built_once_per_configuration():
     assert Codec(rules).layout.size == 715 + 8 * 7
 
 
-# ------------------------------------------- issue 13: every public call reaches every player
+# ----------------------------------------------------- every public call reaches every player
 def test_every_public_call_reaches_every_player_between_its_turns():
     """3 players: P1's call between two of P0's turns reaches P0 (and P2), though both calls
     miss on the same card: the call says what the hidden card is not."""
@@ -771,9 +771,9 @@ def test_every_public_call_reaches_every_player_between_its_turns():
 
 
 def test_the_exact_odds_after_ten_rounds_of_missed_heart_calls_count_what_the_misses_said():
-    """The issue's repro: 3 players, P1 and P2 call `suit h` and miss for ten rounds while P0
-    misses with `card Ah` on cards it sees. Every missed card is no heart, so the 13 hearts lie
-    in a fan of 22: 13/22 = 0.591 (the old view said 13/42 = 0.310)."""
+    """The case that once went wrong: 3 players, P1 and P2 call `suit h` and miss for ten rounds
+    while P0 misses with `card Ah` on cards it sees. Every missed card is no heart, so the 13
+    hearts lie in a fan of 22: 13/22 = 0.591 (the old view said 13/42 = 0.310)."""
     env = new([to_str(c) for c in range(52) if c // 13 != 2][:30], num_players=3)
     for _ in range(10):
         call(env, "card Ah", "suit h", "suit h")
@@ -910,7 +910,7 @@ def test_resample_hidden_respects_what_each_miss_said():
 
 
 def test_which_seat_holds_which_scored_card_and_its_value_are_observed():
-    """Score piles are public card by card (§5): swapping two scored cards between seats, or
+    """Score piles are public card by card: swapping two scored cards between seats, or
     their values within one pile, changes every player's observation."""
     def piles_seen(front, calls):
         env = new(front, num_players=3)
@@ -931,10 +931,10 @@ def test_which_seat_holds_which_scored_card_and_its_value_are_observed():
     assert v.piles == ((( parse("Ah"), 1),), ((parse("Kh"), 1),), ((parse("2c"), 1),))
 
 
-# ---------------------------------------------- issue 13: max_turns grows with the configuration
+# -------------------------------------------------------- max_turns grows with the configuration
 def test_the_default_max_turns_never_cuts_a_game_with_finite_refans():
-    """The issue's repro: refan_discards=25, always calling `card As`: the game runs its 26 fans
-    (1,352 turns, past the old 1,040 limit) and ends by itself, not by truncation."""
+    """The case that once went wrong: refan_discards=25, always calling `card As`: the game runs
+    its 26 fans (1,352 turns, past the old 1,040 limit) and ends by itself, not by truncation."""
     env = guilders_v0.raw_env(num_players=4, refan_discards=25)
     assert env.rules.config.max_turns >= 26 * 52
     env.reset(seed=0)

@@ -1,4 +1,4 @@
-"""Guillotine, rule by rule (shared/rules/guillotine.md), on stacked decks."""
+"""Guillotine, rule by rule (``help(card_envs.guillotine_v0)``), on stacked decks."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def random_deal(rules: R.GuillotineRules, rng: np.random.Generator, s=None):
     return s
 
 
-# The worked example of §4: P0 deals and leads; tricks in play order, leader first.
+# A worked scoring example: P0 deals and leads; tricks in play order, leader first.
 WORKED_HANDS = [
     "Ac Ad Qc 7h Tc Jc 9d Kc",
     "7c Qd 7s 8h Qs Qh Kd Ts",
@@ -233,7 +233,7 @@ def test_a_player_void_in_the_led_suit_may_play_any_card():
 
 
 def test_an_off_suit_card_never_wins_the_trick_example():
-    """§4: P0 leads 9♥, P1 K♥, P2 (void) A♠, P3 7♥: P1 wins, the A♠ is off-suit."""
+    """P0 leads 9♥, P1 K♥, P2 (void) A♠, P3 7♥: P1 wins, the A♠ is off-suit."""
     e = new(TRICK_EXAMPLE_HANDS, 0, contract="royalty")
     play(e, "9h", "Kh", "As", "7h")
     assert names(e.game_state.taken[1]) == {"9h", "Kh", "As", "7h"}
@@ -287,7 +287,7 @@ def test_trick_play_records_what_a_player_failed_to_follow_as_public():
         ("queens", [10, -20, 10, 0]),
     ],
 )
-def test_the_worked_example_scores_as_the_table_of_section_4(contract, points):
+def test_the_worked_example_scores_as_the_scoring_table(contract, points):
     e = play_worked_example(contract)
     assert e.game_state.terminated
     assert [e.infos[a]["score"] for a in SEATS] == points
@@ -357,7 +357,7 @@ def test_score_mode_pays_each_deal_minus_points_above_the_table_mean_over_100():
 
 
 # ---------------------------------------------------------------------------- domino
-# The Domino example of §3/§4: P0 deals and opens 8♥.
+# A Domino example: P0 deals and opens 8♥.
 DOMINO_HANDS = [
     "8h Jh 8d Jd 9c Qc 7d Ad",
     "9h Qh 9d Qd Tc Kc 7h Ac",
@@ -460,9 +460,9 @@ def test_only_the_anchor_rank_starts_a_new_row():
     assert "9c" in names(e.game_state.playable) and "9d" not in names(e.game_state.playable)
 
 
-def test_item_1_the_ace_bonus_step_does_not_depend_on_a_hidden_card():
-    """The issue's repro: P0 opens A♣, P1 lays A♦. With K♦ P1 could lay a card in its bonus,
-    with J♥ instead (swapped with P3, unseen by P0 and P2) it could not; either way it gets
+def test_the_ace_bonus_step_does_not_depend_on_a_hidden_card():
+    """The case that once leaked: P0 opens A♣, P1 lays A♦. With K♦ P1 could lay a card in its
+    bonus, with J♥ instead (swapped with P3, unseen by P0 and P2) it could not; either way it gets
     the bonus step, and P0's and P2's observations, masks and renderings are the same."""
     worlds = []
     for hands in (ACE_HANDS, swapped(ACE_HANDS, "Kd", "Jh")):
@@ -475,7 +475,7 @@ def test_item_1_the_ace_bonus_step_does_not_depend_on_a_hidden_card():
         assert what_seat_sees(worlds[0], seat) == what_seat_sees(worlds[1], seat)
 
 
-def test_item_1_a_bonus_does_not_end_by_itself_when_the_last_fitting_card_goes_down():
+def test_a_bonus_does_not_end_by_itself_when_the_last_fitting_card_goes_down():
     """After K♦ nothing in P1's hand fits, yet the bonus goes on (STOP alone); in a twin world
     where P1 also holds A♠ (swapped with 7♣, unseen by P2) it could go on laying: P2 sees the
     same either way."""
@@ -670,7 +670,7 @@ def test_the_rules_say_no_action_reveals_a_hidden_card():
 
 
 # ------------------------------------------------------------------------ rendering
-def test_item_9_known_not_to_hold_never_lists_the_viewers_own_cards():
+def test_known_not_to_hold_never_lists_the_viewers_own_cards():
     e = new(ACE_HANDS, 0, contract="domino")
     play(e, "Ac", "Ad", "Kd", "stop", "Ah", "stop", "Kh", "Kc", "pass")  # P1 holds none of Q♣ Q♦ Q♥ A♠
     lines = e.render_view("player_3").splitlines()  # P3 holds Q♥ and A♠; P1 is its +2
@@ -682,7 +682,7 @@ def test_item_9_known_not_to_hold_never_lists_the_viewers_own_cards():
     assert set(lines[k + 1].split(":")[1].split()) == {"Qc", "Qd", "Qh", "As"}
 
 
-def test_item_9_domino_rendering_shows_the_cards_laid_and_the_places_not_tricks():
+def test_domino_rendering_shows_the_cards_laid_and_the_places_not_tricks():
     e = new(DOMINO_HANDS, 0, contract="domino")
     play(e, *DOMINO_MOVES_BEFORE_THE_ACE, "Ah", "9s", "Ts", "Js", "Qs", "Ks")
     text = e.render_view("player_0")
@@ -695,7 +695,7 @@ def test_item_9_domino_rendering_shows_the_cards_laid_and_the_places_not_tricks(
     assert "+1  : 7 cards" in text and "taken 1 trick (won trick 1): 7h 9h Kh As" in text
 
 
-def test_item_9_the_rendering_says_which_deal_of_how_many():
+def test_the_rendering_says_which_deal_of_how_many():
     e = new(WORKED_HANDS, 0, mode="full")
     assert e.render_view("player_2").startswith("deal 1 of 24,")
     rng = np.random.default_rng(1)
@@ -747,7 +747,7 @@ def test_bad_options_are_value_errors_naming_the_allowed_values(options, match):
         guillotine_v0.env(**options)
 
 
-def test_the_defaults_are_those_of_section_7():
+def test_the_defaults_are_those_of_the_options_table():
     cfg = guillotine_v0.raw_env().rules.config
     assert (cfg.mode, cfg.contract, cfg.first_dealer, cfg.trick_rank_order, cfg.king_rule, cfg.ace_bonus,
             cfg.reward_mode) == ("full", None, "random", "seed", "every_king", True, "rank")

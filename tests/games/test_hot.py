@@ -1,5 +1,5 @@
-"""Hot, rule by rule (shared/rules/hot.md), on stacked decks. The round is Collector's (the shared
-engine, tested in test_collector.py); these tests pin what Hot changes: draw one and take,
+"""Hot, rule by rule (``help(card_envs.hot_v0)``), on stacked decks. The round is Collector's (the
+shared engine, tested in test_collector.py); these tests pin what Hot changes: draw one and take,
 the replacement draw of a contest loser, the deal score, deals to 11, single_deal, the guards."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def new(n=2, hands=None, stock="", dealer=0, **options):
     return env
 
 
-# the worked example of hot.md §4: P0 completes; P1 then holds 9 ranks, P2 11
+# a worked scoring example: P0 completes; P1 then holds 9 ranks, P2 11
 EXAMPLE_HANDS = {
     0: "Ac 2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Jd",
     1: "Qh Ah Ad 2h 2d 3h 5h 7h 8h 9h Jh Kh",
@@ -376,7 +376,7 @@ def test_the_documented_observation_size_and_layout_table_match_the_code(n):
     assert "| `scores` |" in hot_v0.__doc__ and "| `last_deal_points` |" in hot_v0.__doc__
 
 
-# ------------------------------------------------------------------- issue 13 (information)
+# ----------------------------------------------------- information, WAIT, copies, rendering
 def _hot_contest(p0_choice, **options):
     env = new(3, dealer=2, **options)  # lead seat 0
     plays = {p: "A23456789TJQK"[env.game_state.hands[p][0] % 13].replace("T", "10") for p in range(3)}
@@ -385,7 +385,7 @@ def _hot_contest(p0_choice, **options):
     return env
 
 
-def test_item_4_a_hot_contest_loser_no_longer_looks_like_a_player_who_chose_to_draw():
+def test_a_hot_contest_loser_no_longer_looks_like_a_player_who_chose_to_draw():
     lost, drew = _hot_contest("draw one take 1"), _hot_contest("draw two")
     assert lost.game_state.hands == drew.game_state.hands and lost.game_state.last_drawn[0] == 2
     for agent in lost.possible_agents:
@@ -398,13 +398,13 @@ def test_item_4_a_hot_contest_loser_no_longer_looks_like_a_player_who_chose_to_d
     assert "claimed +1's 6, lost the contest to +2, drew 1 instead" in nothing.render_view("player_0")
 
 
-def test_item_8_a_live_hot_parallel_agent_always_has_a_legal_action():
-    from tests.games.test_collector import test_item_8_every_live_parallel_agent_has_a_legal_action_at_every_step as check
+def test_a_live_hot_parallel_agent_always_has_a_legal_action():
+    from tests.games.test_collector import test_every_live_parallel_agent_has_a_legal_action_at_every_step as check
 
-    check(module=hot_v0, n=3, seed=85, steps=400)  # the issue's repro: ~292 random legal steps
+    check(module=hot_v0, n=3, seed=85, steps=400)  # ~292 random legal steps once met an all-zero mask
 
 
-def test_item_7_hot_parallel_envs_pickle_by_name():
+def test_hot_parallel_envs_pickle_by_name():
     import copy
     import pickle
 
@@ -417,7 +417,7 @@ def test_item_7_hot_parallel_envs_pickle_by_name():
             assert type(clone).__module__ == "card_envs.hot.env"
 
 
-def test_item_9_hot_says_who_called_and_who_won():
+def test_hot_says_who_called_and_who_won():
     env = example()
     play_example_round(env)
     v = seen(env, 1)  # from P1: P0 is +2
@@ -432,7 +432,7 @@ def test_item_9_hot_says_who_called_and_who_won():
     assert seen(env, 2).first_place == (False, True, False)
 
 
-def test_item_9_a_void_hot_deal_is_said_to_be_void():
+def test_a_void_hot_deal_is_said_to_be_void():
     env = new(2, dealer=0, max_rounds_per_deal=2)
     for _ in range(8):
         env.step(13 if env.game_state.phase == ACQUIRE else int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))

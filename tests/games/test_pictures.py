@@ -1,4 +1,4 @@
-"""Pictures of the table (issue 19, item 2): ``render_mode="rgb_array"`` for every game and
+"""Pictures of the table: ``render_mode="rgb_array"`` for every game and
 configuration, a seat's picture (``render_view(agent, mode="rgb_array")``), PettingZoo's
 ``render_test``, video files, and the hidden-information promise for pictures:
 

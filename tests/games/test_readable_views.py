@@ -1,4 +1,4 @@
-"""Readable views (issue 16, item 4): every PlayerView by name, one card numbering per game,
+"""Readable views: every PlayerView by name, one card numbering per game,
 docstrings that point to what exists, Guillotine's per-deal scores in ``infos``, and the
 README's ways of reading an observation and collecting every agent's final infos."""
 
@@ -93,7 +93,7 @@ def test_a_declaration_naming_a_missing_field_fails_at_import():
 
 # --------------------------------------------------------------------------------- Guillotine
 def test_guillotine_card_27_is_ts_everywhere_the_game_names_it():
-    """The issue: Guillotine's card 27 is Ts while card_envs.cards.to_str(27) says 2h."""
+    """The bug: Guillotine's card 27 is Ts while card_envs.cards.to_str(27) says 2h."""
     env = guillotine_v0.env()
     assert GR.card_name(27) == "Ts"
     assert GV.PlayerView.card_name(27) == "Ts"

@@ -1,6 +1,6 @@
-"""Collector: every public item of the spec's §5 table reaches every observer's observation.
+"""Collector: every public item of what a player may know reaches every observer's observation.
 
-Public rows of collector.md §5: opponents' hand sizes; the played cards after REVEAL; who took
+The public items: opponents' hand sizes; the played cards after REVEAL; who took
 which card and the result of each contest; the cards returned to the stock bottom and their
 order; the number of cards drawn from the stock; the stock size. For each, two histories on
 stacked decks (or, for the sizes, two states built directly) that differ only in that public item

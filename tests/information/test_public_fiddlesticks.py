@@ -1,9 +1,10 @@
-"""Public information reaches every player (DESIGN.md, "Observations are Markov for their player").
+"""Public information reaches every player (observations are Markov for their player).
 
-For every row of ``shared/rules/fiddlesticks.md`` §5 that is public (and for the §5 deduction of
-issue 13, item 5: a forced pick-up), two histories on stacked decks that differ only in that
-public item: every observer's observation must differ right after it, and again when each
-observer is next to act (the event may fall between two of its turns), at 3 or more seats.
+For every public item of what a player may know (the environment's docs, Observation), and for
+what a forced pick-up shows (the picker holds no card that could have been played), two histories
+on stacked decks that differ only in that public item: every observer's observation must differ
+right after it, and again when each observer is next to act (the event may fall between two of its
+turns), at 3 or more seats.
 """
 
 from __future__ import annotations

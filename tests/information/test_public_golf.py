@@ -1,4 +1,4 @@
-"""Golf: every public item of the spec's §5 table reaches every observer's observation.
+"""Golf: every public item of what a player may know reaches every observer's observation.
 
 For each public row (face-up grid cards, closed columns, the discard pile's whole history, the
 stock's size, a card drawn from the stock once placed, a card taken from the discard pile, the

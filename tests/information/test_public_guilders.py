@@ -1,4 +1,4 @@
-"""Guilders: every public item of the spec's §5 table reaches every observer's observation.
+"""Guilders: every public item of what a player may know reaches every observer's observation.
 
 For each public row (each call; the fan and discard sizes and refans left; a matched card shown
 to all; a miss shown with ``public_discards``; score piles card by card: who holds which card,

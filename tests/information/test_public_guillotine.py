@@ -1,4 +1,4 @@
-"""Guillotine: every public row of the spec's §5 table reaches every observer.
+"""Guillotine: every public item of what a player may know reaches every observer.
 
 For each row, two histories (stacked decks) that differ only in that public item; every
 observer's next observation must differ, and where the game has other players acting between

@@ -1,6 +1,6 @@
-"""Hot: every public item of the spec's §5 table reaches every observer's observation.
+"""Hot: every public item of what a player may know reaches every observer's observation.
 
-Public rows of hot.md §5: opponents' hand sizes; the played cards after REVEAL; takes and
+The public items: opponents' hand sizes; the played cards after REVEAL; takes and
 contest results; the cards returned to the stock bottom and their order; how many cards each
 player drew; the stock size, game scores and dealer; all hands at the end of a deal. The rows
 Hot shares with Collector are checked on Hot's engine here too (three seats, so the events

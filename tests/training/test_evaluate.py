@@ -1,5 +1,5 @@
 """One evaluation, defined once: seatings, duplicate deals, honest intervals, "win", ratings,
-summary.json, the protocol's hooks, workers (issue 16, item 2)."""
+summary.json, the protocol's hooks, workers."""
 
 from __future__ import annotations
 

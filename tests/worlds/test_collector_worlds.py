@@ -1,4 +1,4 @@
-"""Collector determinization (issue 18): ``collector_v0.sample_world`` from the observation alone.
+"""Collector determinization: ``collector_v0.sample_world`` from the observation alone.
 
 (a) sampled worlds give back the observation byte for byte, hold the 52 cards, rebuild the
 public facts (dealer, commit order, laid-down hands, how the game ended) and play on;

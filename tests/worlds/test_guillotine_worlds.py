@@ -1,4 +1,4 @@
-"""Guillotine determinization (issue 18): ``guillotine_v0.sample_world`` from the observation alone.
+"""Guillotine determinization: ``guillotine_v0.sample_world`` from the observation alone.
 
 (a) sampled worlds give back the observation byte for byte, hold the 32 cards and play on;
 (b) they follow the exact posterior: every deal that replays the recorded history to the same

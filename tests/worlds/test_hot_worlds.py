@@ -1,4 +1,4 @@
-"""Hot determinization (issue 18): ``hot_v0.sample_world`` from the observation alone.
+"""Hot determinization: ``hot_v0.sample_world`` from the observation alone.
 
 Hot runs Collector's engine, view and sampler, so the checks are Collector's
 (``tests/worlds/test_collector_worlds.py``) on Hot's configurations: (a) the round trip, the
