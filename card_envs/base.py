@@ -134,7 +134,8 @@ class CardGameEnv(AECEnv):
         return self.View.view(state, seat)
 
     def _encode(self, state: Any, seat: int) -> np.ndarray:
-        return self._codec.encode(self.view_of(state, seat))
+        codec = self.__dict__.get("_codec_cache") or self._codec  # every observation: no detour
+        return codec.encode(self.View.view(state, seat))
 
     def _render_view(self, state: Any, seat: int) -> str:
         return self.View.render(self.View.view(state, seat))
@@ -253,7 +254,7 @@ class CardGameEnv(AECEnv):
 
     def _check_range(self, action: Any) -> int:
         n = self.rules.num_actions
-        a = action_index(action)
+        a = action if type(action) is int else action_index(action)  # the common case first
         if a is not None and 0 <= a < n:
             return a
         raise ActionOutOfRangeError(

@@ -162,7 +162,6 @@ def make_layout(num_players: int, hot: bool = False, max_rounds: int = 200, targ
     return Layout(segs)
 
 
-@lru_cache(maxsize=None)
 def layout(rules) -> Layout:
     """The observation layout of the table ``rules`` plays (Collector's or Hot's: ``rules.hot``)."""
     c = rules.config
@@ -180,14 +179,13 @@ class Codec:
 
     def __init__(self, rules):
         self.hot = rules.hot
-
-    def encode(self, v: "PlayerView") -> np.ndarray:
-        return encode(v)
+        self.encode = encode  # the module's: the vector depends on the view alone (no wrapper per step)
 
     def decode(self, vector: np.ndarray) -> "PlayerView":
         return decode(vector, self.hot)
 
 
+@lru_cache(maxsize=None)
 def _slices(num_players: int, hot: bool) -> dict[str, int]:
     layout = make_layout(num_players, hot)
     out = {s.name: s.start for s in layout.segments} | {"_size": layout.size, "_counts": layout.by_name["hand"].start}
