@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: the folders scanned (their tracked files), and the single files
 FOLDERS = ("card_envs", "agents", "training", "benchmarks", "notebooks", "tests", "docs", ".ci")
-FILES = ("README.md",)
+FILES = ("README.md", "CHANGELOG.md")
 
 #: not text: skipped by name (anything else that is not UTF-8 text is skipped too)
 BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf", ".zip", ".gz", ".npz", ".npy",

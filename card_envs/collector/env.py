@@ -88,10 +88,13 @@ checked, and `most_ranks` compares hands), so the results are public.
 time clockwise from the dealer's left; the rest is the stock, its top the next card.
 
 **Version history.** v0: first release. v0, information update: the observation gains `last_claimed`
-(every claim of the last round, so a contest loser no longer looks like a player who chose to
-draw), `callers` and `first_place` (who completed and who won, at the end); the action space gains
-`wait` (17), the Parallel API's no-op for a live player with nothing to do; the rendering shows
-every revealed choice, each contest's result, and the winners.
+(every claim of the last round, so a contest loser no longer looks like a player who chose to draw),
+`callers` and `first_place` (who completed and who won, at the end); the action space gains `wait`
+(17), the Parallel API's no-op for a live player with nothing to do; the rendering shows every
+revealed choice, each contest's result, and the winners. v0, exact results: rank rewards are the
+exact average of the tied places rounded once (a draw pays exactly 0.0; no reward moved by more than
+1.2e-16), and `state()` shows an end by an illegal move (`ended` [1, 1], nobody to act). Every
+action is a hidden commitment: `public_action` says what the table saw ("commits").
 """
 
 from __future__ import annotations

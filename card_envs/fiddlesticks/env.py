@@ -106,6 +106,10 @@ stock, its top the next card in the list.
   hold no more of than its `known` cards, from forced pick-ups, until it draws; the rendering
   shows them ("no other …"). The SWAP-phase rendering no longer lists a card already picked in the
   hand. Adds the process-property hook `rules.reveals`.
+- v0, exact results: rank rewards are the exact average of the tied places rounded once (a draw pays
+  exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an illegal move
+  (`ended` [1, 1], nobody to act). A SWAP pick is hidden: `public_action` says what the table saw
+  ("picks a card (swap)").
 """
 
 from __future__ import annotations

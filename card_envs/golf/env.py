@@ -97,6 +97,9 @@ from the dealer's left; the next card starts the discard pile; the rest is the s
   revealed at a round's end are shown. Rendering: the discard pile's ranks, the rebuilt stock,
   face-up value counting pairs as 0, an empty discard pile (no longer `##`), the revealed
   layouts, and who won at the end. `rules.reveals` for the process test.
+- v0, exact results: rank rewards are the exact average of the tied places rounded once (a draw pays
+  exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an illegal move
+  (`ended` [1, 1], nobody to act).
 """
 
 from __future__ import annotations

@@ -123,6 +123,9 @@ Stacked decks: `reset(options={"deck": [...]})` makes the list the fan, drawn in
   `match_probabilities` is the exact posterior (it accounts for the calls the others' hidden
   misses failed); the default `max_turns` grows with `refan_discards` and chaotic jokers so that
   only endless games can be truncated by it. Observation size 413 + 7·N -> 553 + 162·C + 8·N.
+- v0, exact results: rank rewards are the exact average of the tied places rounded once (a draw pays
+  exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an illegal move
+  (`ended` [1, 1], nobody to act).
 """
 
 from __future__ import annotations

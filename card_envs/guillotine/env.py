@@ -121,6 +121,9 @@ the seed. With `first_dealer="random"` the dealer is drawn from the seed before 
   `single_deal` (1), size 635 -> 660; the rendering shows "deal k of n", what each seat laid and
   its finishing place in Domino (no trick count there), and no longer lists the viewer's own cards
   under another seat's "known not to hold". Golden transcript regenerated.
+- v0, exact results: rank rewards are the exact average of the tied places rounded once (a draw pays
+  exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an illegal move
+  (`ended` [1, 1], nobody to act).
 """
 
 from __future__ import annotations

@@ -45,7 +45,8 @@ Format (``format_version`` 2), one JSON object per line, fields in this order:
 field               type                   meaning
 ==================  =====================  ====================================================
 ``format``          str                    ``"card_envs.records"``
-``format_version``  int                    ``1``; a reader refuses a version it does not know
+``format_version``  int                    ``2``; a reader refuses a version it does not know
+                                           (``1``, without trace and checksum, still reads)
 ``library_version`` str                    ``card_envs.__version__`` of the writer
 ``env``             str                    the environment's ``metadata["name"]``, its version
                                            in the suffix (``"golf_v0"``)
