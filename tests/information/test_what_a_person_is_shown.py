@@ -103,6 +103,14 @@ def lockstep(name: str, config: dict, seed: int, person: str):
     twin_deck = _twin_deck(module, config, seed, deck, person, rng, swaps=1 + 2 * (seed // 2 % 2))
     truth.reset(seed=seed, options={"deck": deck})
     twin.reset(seed=seed, options={"deck": twin_deck})
+    moves, twin_moves, until, varied = play_on(truth, twin, person, rng, vary=seed % 2 == 0)
+    return deck, twin_deck, moves, twin_moves, until, varied
+
+
+def play_on(truth, twin, person: str, rng, vary: bool):
+    """Play the two worlds (raw envs, at the same point of their games) on to their ends; the
+    truth's moves, the twin's, ``until`` (counted from here) and the unseen variations (see
+    :func:`lockstep`; ``vary``: the twin picks among the look-alike actions at random)."""
     moves, twin_moves = [], []
     until, varied = None, 0
 
@@ -127,7 +135,7 @@ def lockstep(name: str, config: dict, seed: int, person: str):
             if not alike:
                 until = len(twin_moves)  # the worlds part here, rightly (a hidden card is played)
                 twin_moves.append(random_legal(twin))
-            elif seed % 2 == 0:
+            elif vary:
                 twin_moves.append(alike[int(rng.integers(len(alike)))])
                 varied += twin_moves[-1] != moves[-1]
             else:
@@ -136,7 +144,7 @@ def lockstep(name: str, config: dict, seed: int, person: str):
         if until is None and _seen(truth, person) != _seen(twin, person):
             until = len(moves)
     assert truth.unwrapped._done and twin.unwrapped._done, "a game outlasted the test's step cap"
-    return deck, twin_deck, moves, twin_moves, len(moves) if until is None else until, varied
+    return moves, twin_moves, len(moves) if until is None else until, varied
 
 
 class Scripted:
@@ -156,9 +164,13 @@ def transcript(name: str, config: dict, seed: int, deck, moves, person: str, gam
     """Every text the person is shown while the game replays ``moves`` (the person types its own
     moves by name), as :class:`agents.seated.Shown` (step, text); with ``until``, only until the
     first text made after that many actions."""
-    module = card_envs.ENVIRONMENTS[name]
-    env = module.env(**config)
+    env = card_envs.ENVIRONMENTS[name].env(**config)
     env.reset(seed=seed, options={"deck": deck})
+    return seated(env, name, moves, person, game_cls, until)
+
+
+def seated(env, name: str, moves, person: str, game_cls=SeatedGame, until: int | None = None) -> list:
+    """:func:`transcript` of a game already under way in ``env``, from where it stands."""
     at = [0]
     players = {a: Scripted(moves, at) for a in env.possible_agents if a != person}
     game = game_cls(env, person, players, name)
@@ -236,6 +248,45 @@ def test_records_viewed_as_a_seat_show_only_what_it_may_know(name, config):
                         records.frames(_record(name, config, seed, twin_deck, twin_moves), person, frames_at)):
             assert np.array_equal(x, y), f"seed {seed}: a picture of {person}'s view differs"
     assert compared > 5
+
+
+@pytest.mark.parametrize("name", list(card_envs.ENVIRONMENTS))
+def test_from_the_middle_of_a_game_a_person_is_shown_only_what_their_seat_may_know(name):
+    """Twin worlds from points inside real games (later rounds and deals, the swap phase's end, a
+    Domino run): the twin redraws every card the person's seat cannot see there (the test
+    suite's resampler), then both play on as above."""
+    import copy
+
+    module = card_envs.ENVIRONMENTS[name]
+    config = dict(cases.of(name).CONFORMANCE_CONFIGS[0])
+    compared = changed = 0
+    for seed in range(3):
+        rng = np.random.default_rng(3000 + seed)
+        probe = module.raw_env(**config)
+        probe.reset(seed=seed)
+        moves = []
+        while not probe._done:
+            legal = np.flatnonzero(probe.rules.legal_mask(probe.game_state))
+            moves.append(int(legal[rng.integers(len(legal))]))
+            probe.step(moves[-1])
+        for k in sorted({int(x) for x in rng.integers(1, len(moves), 4)}):
+            truth = module.raw_env(**config)
+            truth.reset(seed=seed)
+            for a in moves[:k]:
+                truth.step(a)
+            seats = truth.possible_agents
+            person = seats[(seed + k) % len(seats)]
+            twin = copy.deepcopy(truth)
+            twin.game_state = cases.resample_hidden(truth.rules, truth.game_state, seats.index(person), rng)
+            twin._mask = None
+            changed += truth.rules.zones(twin.game_state) != truth.rules.zones(truth.game_state)
+            start_truth, start_twin = copy.deepcopy(truth), copy.deepcopy(twin)
+            t_moves, w_moves, until, _ = play_on(truth, twin, person, rng, vary=k % 2 == 0)
+            a = _before(seated(start_truth, name, t_moves, person, until=until), until)
+            b = _before(seated(start_twin, name, w_moves, person, until=until), until)
+            assert a == b, f"seed {seed}, from action {k}, {person}: the transcripts differ"
+            compared += len(a)
+    assert compared > 10 and changed > 0, "too little was compared: the test proves little"
 
 
 class _LeakyGame(SeatedGame):
