@@ -243,7 +243,7 @@ def game_of(thing: str | Any) -> str:
 
 #: the shared modules of the package (not games)
 _SHARED = frozenset({"base", "vector", "pictures", "records", "contract", "cli", "checks", "encoding",
-                     "determinization", "views", "cards", "options", "scoring", "generators"})
+                     "determinization", "views", "cards", "options", "scoring", "generators", "set_collecting"})
 
 
 def part(game: str | Any, name: str) -> ModuleType:

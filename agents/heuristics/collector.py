@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from card_envs.collector.engine import NUM_RANKS, OVER
+from card_envs.set_collecting.engine import NUM_RANKS, OVER
 
 DRAW_TWO = 13
 TAKE_BASE = 13  # TAKE(k) / DRAW_ONE_TAKE(k) = 13 + k

@@ -7,7 +7,7 @@
 | Action | `Discrete(18)`: the game's 17 actions, then `wait` (17: the Parallel API's no-op) |
 | Observation | `{"observation": Box(float32, (710 + 58N + 2N²,)), "action_mask": Box(int8, (18,))}` (834 for N = 2) |
 | Parallel API | `collector_v0.parallel_env()`: one step per phase (`parallel_raw_env()` raises on illegal actions) |
-| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/collector/rules.py` on the engine `card_envs/collector/engine.py` (the source: Tyler McCarn's Collector) |
+| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/collector/rules.py` on the engine `card_envs/set_collecting/engine.py` (the source: Tyler McCarn's Collector) |
 
 **The game.** Each player is dealt 5 cards; the rest is the stock. Every round has two hidden
 commitments. PLAY: each player with cards puts one card face down; they are turned up together.
@@ -54,9 +54,9 @@ cards, by depth from the top), every choice of the last round once revealed (`la
 whose card each player claimed, or none for draw two; with `last_taken_by` and `last_drawn` this
 is who won each contest and what each loser drew instead) and, once the game is over, every hand
 laid down, who completed the set (`callers`) and who shares first place (`first_place`). This is
-a sufficient summary of the public history (see `card_envs.collector.view`): every card seen face
+a sufficient summary of the public history (see `card_envs.set_collecting.view`): every card seen face
 up is either in `known_cards`, in `stock_known`, or revealed this round. Decode a vector
-with `card_envs.collector.view.decode`. Layout for N = 2 (segments sized N grow with the table):
+with `card_envs.set_collecting.view.decode`. Layout for N = 2 (segments sized N grow with the table):
 
 {layout}
 
@@ -99,30 +99,27 @@ action is a hidden commitment: `public_action` says what the table saw ("commits
 
 from __future__ import annotations
 
-from card_envs.base import CardGameEnv, add_parallel_state, env_constructors, state_doc
+from card_envs.base import add_parallel_state, env_constructors, state_doc
 from card_envs.collector import state as collector_state
-from card_envs.collector import view as view_mod
-from card_envs.collector.parallel import parallel_constructor
+from card_envs.collector import view as collector_view
 from card_envs.collector.rules import CollectorRules
+from card_envs.set_collecting.env import SetCollectingEnv
+from card_envs.set_collecting.parallel import parallel_constructor
 
 
-class raw_env(CardGameEnv):
+class raw_env(SetCollectingEnv):
     """Collector as a PettingZoo AEC environment (illegal actions raise ValueError)."""
 
     metadata = {"name": "collector_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     Rules = CollectorRules
-    View = view_mod
-
-    def player_view(self, agent: str) -> view_mod.PlayerView:
-        """The decoded view of ``agent`` (what it may know), for heuristics and debugging."""
-        return self.view_of(self.game_state, self._seat[agent])
+    View = collector_view
 
 
 env, raw_env = env_constructors(raw_env)
 parallel_env, parallel_raw_env = parallel_constructor(raw_env)
 add_parallel_state(parallel_raw_env)  # state() and state_space: the AEC env's underneath
 
-__doc__ = __doc__.replace("{layout}", view_mod.make_layout(2).table())
+__doc__ = __doc__.replace("{layout}", collector_view.make_layout(2).table())
 __doc__ = __doc__.replace("{state}", state_doc("**State (privileged).**", collector_state.table(CollectorRules())))
 raw_env.__doc__ = __doc__
 

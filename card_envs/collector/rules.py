@@ -8,7 +8,7 @@ from the discarder; the others draw two instead (``contest_fallback``). Untaken 
 bottom of the stock before the draws. Every player complete after a round wins (a shared win when
 several complete together). ``max_rounds`` truncates a stalemate.
 
-The round itself is in :mod:`card_envs.collector.engine`; this module holds the options, the end
+The round itself is in :mod:`card_envs.set_collecting.engine`; this module holds the options, the end
 of the game, the ranking and the scores.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from card_envs import options as opt
-from card_envs.collector.engine import (  # noqa: F401  (re-exported for users of the rules)
+from card_envs.set_collecting.engine import (  # noqa: F401  (re-exported for users of the rules)
     ACQUIRE,
     DRAW_TWO,
     MAX_HAND_SIZE,

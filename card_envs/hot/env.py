@@ -7,7 +7,7 @@
 | Action | `Discrete(17)`: the game's 16 actions, then `wait` (16: the Parallel API's no-op) |
 | Observation | `{"observation": Box(float32, (710 + 61N + 2N²,)), "action_mask": Box(int8, (17,))}` (840 for N = 2) |
 | Parallel API | `hot_v0.parallel_env()`: one step per phase (`parallel_raw_env()` raises on illegal actions) |
-| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/hot/rules.py` on Collector's engine `card_envs/collector/engine.py` (the source: Trevor Cuthbertson's variation of Collector) |
+| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/hot/rules.py` on Collector's engine `card_envs/set_collecting/engine.py` (the source: Trevor Cuthbertson's variation of Collector) |
 
 **The game.** Each deal, every player gets 5 cards; the rest is the stock. Every round has two
 hidden commitments. PLAY: each player with cards puts one card face up, all revealed together.
@@ -101,13 +101,12 @@ from __future__ import annotations
 from card_envs.base import add_parallel_state, env_constructors, state_doc
 from card_envs.hot import state as hot_state
 from card_envs.hot import view as hot_view
-from card_envs.collector import view as view_mod
-from card_envs.collector.env import raw_env as _collector_raw_env
-from card_envs.collector.parallel import parallel_constructor
 from card_envs.hot.rules import HotRules
+from card_envs.set_collecting.env import SetCollectingEnv
+from card_envs.set_collecting.parallel import parallel_constructor
 
 
-class raw_env(_collector_raw_env):
+class raw_env(SetCollectingEnv):
     """Hot as a PettingZoo AEC environment (illegal actions raise ValueError)."""
 
     metadata = {"name": "hot_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
@@ -119,7 +118,7 @@ env, raw_env = env_constructors(raw_env)
 parallel_env, parallel_raw_env = parallel_constructor(raw_env)
 add_parallel_state(parallel_raw_env)  # state() and state_space: the AEC env's underneath
 
-__doc__ = __doc__.replace("{layout}", view_mod.make_layout(2, True).table())
+__doc__ = __doc__.replace("{layout}", hot_view.make_layout(2).table())
 __doc__ = __doc__.replace("{state}", state_doc("**State (privileged).**", hot_state.table(HotRules())))
 raw_env.__doc__ = __doc__
 

@@ -1,7 +1,7 @@
-"""Hot's batched twin: Collector's round-engine kernels with the Hot flag on.
+"""Hot's batched twin: the shared round's kernels with the Hot flag on.
 
-Hot runs Collector's engine (:mod:`card_envs.collector.engine`), and its kernels are Collector's
-(:mod:`card_envs.collector.kernels`, where the state arrays and the kernels are described): the
+Hot runs the shared round (:mod:`card_envs.set_collecting.engine`), and its kernels are the round's
+(:mod:`card_envs.set_collecting.kernels`, where the state arrays and the kernels are described): the
 configuration's ``C_HOT`` flag switches on what differs, each mirroring its ``HotRules``
 method: a successful taker also draws one card (``take_draws``), a contest loser draws two or
 one (``contest_fallback``: ``loser_draws``), ``_check`` scores the callers (``deal_points``: for
@@ -15,12 +15,12 @@ points, at the offsets of Hot's own Layout.
 
 from __future__ import annotations
 
-from card_envs.collector import kernels as _set
+from card_envs.set_collecting import kernels as _set
 from card_envs.hot.rules import HotRules
 
 
 class Kernels(_set.Kernels):
-    """Hot's kernels for one configuration: Collector's, driven by ``HotRules`` (``rules.hot``
+    """Hot's kernels for one configuration: the shared round's, driven by ``HotRules`` (``rules.hot``
     sets the flag; the totals are the game points)."""
 
     def __init__(self, rules: HotRules):

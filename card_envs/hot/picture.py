@@ -1,12 +1,12 @@
-"""Hot's table as a picture: Collector's (:mod:`card_envs.collector.picture`; the two games
+"""Hot's table as a picture: the shared round's (:mod:`card_envs.set_collecting.picture`; the two games
 share their engine), with the game totals, the dealer and the last deal's points."""
 
 from __future__ import annotations
 
 from card_envs import pictures as P
-from card_envs.collector import picture as _shared
+from card_envs.set_collecting import picture as _shared
 
 
 def scene(rules, state, observer: int, private: bool) -> P.Table:
-    """The table seen through ``observer``'s view (see the Collector picture)."""
+    """The table seen through ``observer``'s view (see the shared picture)."""
     return _shared.scene(rules, state, observer, private, hot=True)

@@ -1,7 +1,7 @@
 """Hot's rules (see ``help(card_envs.hot_v0)``): Collector's round, scored over deals to 11 points.
 
 Trevor Cuthbertson's variation of Collector. The round is Collector's (the shared engine in
-:mod:`card_envs.collector.engine`) except the acquiring choice: draw two cards, or draw one card
+:mod:`card_envs.set_collecting.engine`) except the acquiring choice: draw two cards, or draw one card
 AND take a card just played, so every hand grows by one card a round while the stock lasts. A
 contest loser draws a replacement card (``contest_fallback="draw"``). The players complete after
 a round call "Hot" (automatically) and each scores, for every opponent, the number of ranks that
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from card_envs import options as opt
-from card_envs.collector.engine import MAX_HAND_SIZE, NUM_RANKS, SetRules, SetState
+from card_envs.set_collecting.engine import MAX_HAND_SIZE, NUM_RANKS, SetRules, SetState
 from card_envs.scoring import competition_ranks
 
 NUM_ACTIONS = 17  # the game's 16 actions (fixed indices), then WAIT (the parallel API's no-op)

@@ -1,6 +1,6 @@
 """What one player of Hot may know, and its observation vector.
 
-Hot's view is Collector's (:mod:`card_envs.collector.view`: the two games share their engine)
+Hot's view is the shared round's (:mod:`card_envs.set_collecting.view`: the two games share their engine)
 plus the game totals, the dealer, the deal number and the points of the last deal; the hands
 shown are those laid down at the end of the last scored deal.
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from card_envs.collector import view as _shared
-from card_envs.collector.engine import SetState
-from card_envs.collector.view import Codec, PlayerView, encode, layout, render, render_view  # noqa: F401
+from card_envs.set_collecting import view as _shared
+from card_envs.set_collecting.engine import SetState
+from card_envs.set_collecting.view import Codec, PlayerView, encode, layout, render, render_view  # noqa: F401
 from card_envs.encoding import Layout
 
 

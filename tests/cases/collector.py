@@ -17,7 +17,7 @@ from itertools import islice
 
 import numpy as np
 
-from card_envs.collector.engine import ACQUIRE, DRAW_TWO, PLAY, SetRules, SetState, rank_counts
+from card_envs.set_collecting.engine import ACQUIRE, DRAW_TWO, PLAY, SetRules, SetState, rank_counts
 
 #: configurations the conformance suite runs (tests/conformance)
 CONFORMANCE_CONFIGS = [
@@ -79,7 +79,7 @@ PROCESS_CONFIGS = [
 ]
 
 #: configurations beyond the conformance ones that the differential test (``tests/vector/``)
-#: also plays, each reaching a branch of the kernels (``card_envs/collector/kernels.py``) worth
+#: also plays, each reaching a branch of the kernels (``card_envs/set_collecting/kernels.py``) worth
 #: pinning
 VECTOR_CONFIGS = [
     {"num_players": 2, "hand_size": 12, "max_rounds": 40},  # quick completions, most_ranks off

@@ -10,7 +10,7 @@ and the copy's fresh generator keeps the next deal's shuffle hidden as well.
 
 from __future__ import annotations
 
-from card_envs.collector.engine import OVER
+from card_envs.set_collecting.engine import OVER
 from tests.cases.collector import contest_losers_drew, resample_hidden, resolves
 
 __all__ = ["CONFORMANCE_CONFIGS", "PROCESS_CONFIGS", "RARE_BRANCHES", "VECTOR_CONFIGS", "resample_hidden"]

@@ -15,9 +15,9 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from card_envs import collector_v0
 from card_envs.cards import parse, to_str
-from card_envs.collector.engine import ACQUIRE, OVER, PLAY
+from card_envs.set_collecting.engine import ACQUIRE, OVER, PLAY
 from card_envs.collector.rules import CollectorRules
-from card_envs.collector.view import decode, encode, render_view, view
+from card_envs.set_collecting.view import decode, encode, render_view, view
 from tests.cases import resample_hidden
 
 RANKS = "A 2 3 4 5 6 7 8 9 10 J Q K".split()

@@ -11,8 +11,8 @@ import pytest
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from card_envs import hot_v0
-from card_envs.collector.engine import ACQUIRE, OVER
-from card_envs.collector.view import encode, view
+from card_envs.set_collecting.engine import ACQUIRE, OVER
+from card_envs.set_collecting.view import encode, view
 from card_envs.hot.rules import HotRules, deal_points
 from card_envs.hot.view import decode
 from tests.cases import resample_hidden

@@ -15,7 +15,7 @@ import pytest
 import card_envs
 from card_envs import cards, collector_v0, golf_v0, guilders_v0, guillotine_v0, views
 from card_envs.base import CardGameEnv
-from card_envs.collector import view as collector_view
+from card_envs.set_collecting import view as collector_view
 from card_envs.guillotine import rules as GR
 from card_envs.guillotine import view as GV
 from tests.conformance.cases import FIRST_CASES, random_action

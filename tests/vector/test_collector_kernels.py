@@ -10,7 +10,7 @@ pytest.importorskip("numba")
 
 import card_envs  # noqa: E402
 from card_envs import vector  # noqa: E402
-from card_envs.collector.engine import ACQUIRE, OVER, PLAY  # noqa: E402
+from card_envs.set_collecting.engine import ACQUIRE, OVER, PLAY  # noqa: E402
 from tests import cases  # noqa: E402
 from tests.cases.collector import resolves  # noqa: E402
 from tests.vector.differential import play_differential  # noqa: E402
@@ -225,7 +225,7 @@ def test_collector_wait_is_never_legal_in_the_vector_env():
 # --------------------------------------------------------------------- negative control
 def _planted_collector():
     """A one-line rule change: a losing claimant draws one card instead of two."""
-    from card_envs.collector import kernels as ck
+    from card_envs.set_collecting import kernels as ck
 
     class Planted(ck.Kernels):
         def __init__(self, rules):

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("numba")
 
 import card_envs  # noqa: E402
-from card_envs.collector.engine import OVER  # noqa: E402
+from card_envs.set_collecting.engine import OVER  # noqa: E402
 from tests.vector.differential import play_differential  # noqa: E402
 from tests.vector.test_collector_kernels import (  # noqa: E402
     branches_reached,
@@ -81,7 +81,7 @@ def test_hot_wait_is_never_legal_in_the_vector_env():
 # --------------------------------------------------------------------- negative control
 def _planted_hot():
     """A one-line rule change: a successful taker draws no card (Collector's take)."""
-    from card_envs.collector import kernels as ck
+    from card_envs.set_collecting import kernels as ck
     from card_envs.hot import kernels as hk
 
     class Planted(hk.Kernels):
@@ -95,7 +95,7 @@ def _planted_hot():
 def _planted_hot_scoring():
     """A one-line rule change: a caller scores only the ranks missing from the first opponent
     clockwise (applied to the kernel state after each step that scored a deal)."""
-    from card_envs.collector import kernels as ck
+    from card_envs.set_collecting import kernels as ck
     from card_envs.hot import kernels as hk
 
     class Planted(hk.Kernels):

@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 from card_envs import collector_v0
-from card_envs.collector import view as view_mod
-from card_envs.collector import worlds as worlds_mod
-from card_envs.collector.engine import NUM_RANKS, OVER
+from card_envs.set_collecting import view as view_mod
+from card_envs.set_collecting import worlds as worlds_mod
+from card_envs.set_collecting.engine import NUM_RANKS, OVER
 from tests.cases import collector as collector_cases
 from tests.cases import resample_hidden
 from tests.worlds.checks import check_signature, chi_square, random_observations

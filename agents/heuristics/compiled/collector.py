@@ -9,8 +9,8 @@ import numpy as np
 from numba import njit
 
 from agents.heuristics.collector import DRAW_TWO, TAKE_BASE
-from card_envs.collector import kernels as K
-from card_envs.collector.engine import ACQUIRE, NUM_RANKS, PLAY
+from card_envs.set_collecting import kernels as K
+from card_envs.set_collecting.engine import ACQUIRE, NUM_RANKS, PLAY
 
 
 def choose_rows(arrays: dict, rows: np.ndarray, out: np.ndarray, mask: np.ndarray | None = None) -> None:
