@@ -19,9 +19,11 @@ process, through ``training/batched.py``: all games stepped together, opponents 
 
 The package is one core and two backends. The core, which both backends import and which imports
 neither: ``training/config.py`` (configuration layers, resumes), ``training/opponents.py`` (the
-pool's specs), ``training/runs.py`` (clock, evaluation curve, versions), ``training/evaluate.py``
-(the one evaluation), ``card_envs/cli.py`` (the command-line conventions), ``training/batched.py``
-and ``training/single_agent.py`` (the learner's views). The backends, leaves that import only
+pool's specs), ``training/runs.py`` (the run folder's start, clock, evaluation curve, versions),
+``training/evaluate.py`` (the one evaluation, with its parts: ``seating``, ``games``,
+``intervals``, ``ratings``, ``results``, ``provenance``, ``progress``), ``training/batched.py``
+and ``training/single_agent.py`` (the learner's views); the command-line conventions are
+``card_envs/cli.py``'s. The backends, leaves that import only
 their own framework: ``training/sb3_backend.py`` (stable-baselines3 / sb3-contrib MaskablePPO)
 and ``training/rllib_backend.py`` (Ray RLlib). This module is the command line: it imports a
 backend only when that backend trains. Configuration: the defaults of
