@@ -207,7 +207,7 @@ def card_face(face: Face) -> Image.Image:
         color = SLATE
     else:
         color = RED if face.suit in (1, 2) else BLACK
-    w, h = CARD_W * SS, CARD_H * SS
+    w = CARD_W * SS
     f = font(17 * SS if len(face.rank) < 2 else 15 * SS)
     d.text((w / 2, 5 * SS), face.rank, font=f, fill=color, anchor="mt")
     if face.joker is not None:

@@ -59,7 +59,6 @@ from card_envs.guillotine.rules import (
     ALL_CARDS,
     DOMINO,
     NEIGHBOURS,
-    NUM_CARDS,
     NUM_PLAYERS,
     OVER,
     PHASE_NAMES,

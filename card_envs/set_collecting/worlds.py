@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from card_envs.set_collecting import view as view_mod
-from card_envs.set_collecting.engine import ACQUIRE, NUM_RANKS, OVER, PHASE_NAMES, PLAY, SetRules, SetState
+from card_envs.set_collecting.engine import ACQUIRE, NUM_RANKS, OVER, PLAY, SetRules, SetState
 from card_envs.determinization import PlanCache, observation_vector, table, world_rng
 
 REJECTIONS = 32  # draws tried before the exact programme takes over
