@@ -236,14 +236,9 @@ def game_of(thing: str | Any) -> str:
         modules = [c.__module__ for c in cls.__mro__]
     for name in modules:
         parts = name.split(".")
-        if len(parts) >= 2 and parts[0] == "card_envs" and parts[1] not in _SHARED:
+        if len(parts) >= 2 and parts[0] == "card_envs" and parts[1].rsplit("_v", 1)[0] in games():
             return parts[1].rsplit("_v", 1)[0]
     raise ValueError(f"{thing!r} is not part of a card_envs game")
-
-
-#: the shared modules of the package (not games)
-_SHARED = frozenset({"base", "vector", "pictures", "records", "contract", "cli", "checks", "encoding",
-                     "determinization", "views", "cards", "options", "scoring", "generators", "set_collecting"})
 
 
 def part(game: str | Any, name: str) -> ModuleType:

@@ -158,6 +158,12 @@ class Trace:
         self.codes.append(code)
         return code
 
+    def copy(self) -> "Trace":
+        """An independent trace in the same state (the same codes, the same running digest)."""
+        out = Trace.__new__(Trace)
+        out._hash, out.codes = self._hash.copy(), list(self.codes)
+        return out
+
     @property
     def digest(self) -> str:
         return self._hash.hexdigest()

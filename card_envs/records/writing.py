@@ -125,8 +125,7 @@ class Recorder:
             if len(values) != len(agents):
                 raise ValueError(f"rewards must give each of the {len(agents)} seats its total, got {len(values)}")
             rec["rewards"] = [float(r) for r in values]
-        trace = Trace.__new__(Trace)  # the running digest so far, plus the last action's state
-        trace._hash, trace.codes = self._trace._hash.copy(), list(self._trace.codes)
+        trace = self._trace.copy()  # the running digest so far, plus the last action's state
         if self._actions:
             trace.add(raw)
         out = {k: rec[k] for k in FIELDS_V1}

@@ -189,21 +189,8 @@ def _before(shown: list, until: int) -> list[str]:
 
 
 def _record(name, config, seed, deck, moves) -> dict:
-    env = card_envs.ENVIRONMENTS[name].env(**config)
-    env.reset(seed=seed, options={"deck": deck})
-    rec = records.Recorder(env, seed, deck=deck, options=config)
-    total = dict.fromkeys(env.possible_agents, 0.0)
-    moves = iter(moves)
-    for agent in env.agent_iter():
-        _, reward, term, trunc, _ = env.last()
-        total[agent] += reward
-        if term or trunc:
-            env.step(None)
-            continue
-        a = next(moves)
-        rec.add(a)
-        env.step(a)
-    return rec.finish(total)
+    """The record of the game that replays ``moves`` (every seat scripted)."""
+    return records.record(name, Scripted(moves, [0]), config, seed=seed, deck=deck)
 
 
 # --------------------------------------------------------------------------------- the tests
