@@ -37,21 +37,39 @@ from card_envs.golf.rules import (
     OVER,
     PLACE,
     RANK_VALUE,
+    STATE,
     GolfRules,
     GolfState,
 )
+from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
 from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
 
-# fields of ``row``
-PHASE, CUR, FLIPS, DEALER, TRIGGER, TURNS, ROUND, STOCK_LEN, DISCARD_LEN = range(9)
-PENDING, PENDING_FROM_DISCARD, TERMINATED, TRUNCATED, STOCK_KNOWN, HAS_LAST = range(9, 15)
-NUM_FIELDS = 15
-# fields of ``seat``
-TOTAL, LAST = 0, 1
-# the configuration, as one int array
-(C_PLAYERS, C_FLIPS, C_TURN_UP, C_FLIP_AFTER, C_FINAL_TURNS, C_MAX_TURNS, C_NUM_ROUNDS, C_TARGET,
- C_MAX_ROUNDS, C_SCORE_MODE, C_DEALER) = range(11)
+TOTAL_SCALE, ROUND_SCALE = golf_view.TOTAL_SCALE, golf_view.ROUND_SCALE  # the view's scales
+# fields of ``row`` and ``seat`` (declared with the state: ``rules.STATE``)
+PHASE, CUR, FLIPS, DEALER, TRIGGER = (STATE.row(f) for f in ("phase", "current_player", "flips_left", "dealer", "trigger"))
+TURNS, ROUND, STOCK_LEN, DISCARD_LEN = (STATE.row(f) for f in ("turns", "round", "stock_len", "discard_len"))
+PENDING, PENDING_FROM_DISCARD = STATE.row("pending"), STATE.row("pending_from_discard")
+TERMINATED, TRUNCATED, STOCK_KNOWN, HAS_LAST = (STATE.row(f) for f in ("terminated", "truncated", "stock_known", "has_last"))
+TOTAL, LAST = STATE.column("seat", "total"), STATE.column("seat", "last_round")
 FLIP_AFTER = {"never": 0, "may": 1, "must": 2}
+# the configuration, as one int array
+CONFIG = ConfigArray(
+    ("players", lambda r: r.config.num_players),
+    ("initial_flips", lambda r: r.config.initial_flips),
+    ("turn_up_discard", lambda r: r.config.turn_up_discard),
+    ("flip_after_discard", lambda r: FLIP_AFTER[r.config.flip_after_discard]),
+    ("final_turns", lambda r: r.config.final_turns),
+    ("max_turns", lambda r: r.config.max_turns_per_round),
+    ("num_rounds", lambda r: r.config.num_rounds or 0),
+    ("target_score", lambda r: r.config.target_score),
+    ("max_rounds", lambda r: r.config.max_rounds),
+    ("score_mode", lambda r: r.config.reward_mode == "score"),
+    ("dealer", lambda r: -1 if r.config.dealer == "random" else r.config.dealer),
+)
+(C_PLAYERS, C_FLIPS, C_TURN_UP, C_FLIP_AFTER, C_FINAL_TURNS, C_MAX_TURNS, C_NUM_ROUNDS, C_TARGET,
+ C_MAX_ROUNDS, C_SCORE_MODE, C_DEALER) = map(CONFIG.index, (
+    "players", "initial_flips", "turn_up_discard", "flip_after_discard", "final_turns", "max_turns", "num_rounds",
+    "target_score", "max_rounds", "score_mode", "dealer"))
 
 # offsets into the observation, from the view's Layout (``offs`` array indices)
 (O_GRID_RANK, O_FACE_DOWN, O_CLOSED, O_PENDING_RANK, O_PENDING_SOURCE, O_DISCARD_TOP, O_DISCARD_COUNTS,
@@ -211,7 +229,7 @@ def _end_round(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg,
     if cfg[C_SCORE_MODE]:
         mean = total / n
         for p in range(n):
-            rewards[g, p] += np.float32(-(seat[g, p, LAST] - mean) / 60.0)  # 0.0 + r, as the AEC env adds it
+            rewards[g, p] += np.float32(-(seat[g, p, LAST] - mean) / ROUND_SCALE)  # 0.0 + r, as the AEC env adds it
     if cfg[C_NUM_ROUNDS] > 0:
         over = row[g, ROUND] >= cfg[C_NUM_ROUNDS]
     else:
@@ -385,8 +403,8 @@ def _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, off
         for j in range(3):
             if closed[g, p, j]:
                 out[g, offs[O_CLOSED] + 3 * k + j] = 1.0
-        out[g, offs[O_TOTALS] + k] = np.float32(seat[g, p, TOTAL]) / np.float32(100.0)
-        out[g, offs[O_LAST_ROUND] + k] = np.float32(seat[g, p, LAST]) / np.float32(60.0)
+        out[g, offs[O_TOTALS] + k] = np.float32(seat[g, p, TOTAL]) / np.float32(TOTAL_SCALE)
+        out[g, offs[O_LAST_ROUND] + k] = np.float32(seat[g, p, LAST]) / np.float32(ROUND_SCALE)
         if row[g, HAS_LAST]:
             for i in range(NUM_SLOTS):
                 out[g, offs[O_LAST_GRID] + (base + i) * 13 + last_grid[g, p, i] % 13] = 1.0
@@ -447,12 +465,7 @@ class Kernels(GameKernels):
         super().__init__(rules, golf_view)
         n = self.num_players
         layout = golf_view.layout(rules)
-        self.cfg = np.array(
-            [n, cfg.initial_flips, int(cfg.turn_up_discard), FLIP_AFTER[cfg.flip_after_discard],
-             int(cfg.final_turns), cfg.max_turns_per_round, cfg.num_rounds or 0, cfg.target_score,
-             cfg.max_rounds, int(cfg.reward_mode == "score"), -1 if cfg.dealer == "random" else cfg.dealer],
-            dtype=np.int64,
-        )
+        self.cfg = CONFIG.array(rules)
         self.offs = np.array(
             [layout.by_name[name].start for name in _SEGMENTS] + [4 * cfg.decks, 52 * cfg.decks, cfg.round_limit],
             dtype=np.int64,
@@ -460,23 +473,12 @@ class Kernels(GameKernels):
         self._no_decks = np.zeros((1, 1), dtype=np.int64)
 
     def allocate(self, num_envs: int) -> dict[str, np.ndarray]:
-        n, c = self.num_players, len(self.deck)
-        return {
-            "grid": np.zeros((num_envs, n, NUM_SLOTS), dtype=np.int16),
-            "up": np.zeros((num_envs, n, NUM_SLOTS), dtype=np.int8),
-            "closed": np.zeros((num_envs, n, 3), dtype=np.int8),
-            "last_grid": np.zeros((num_envs, n, NUM_SLOTS), dtype=np.int16),
-            "stock": np.zeros((num_envs, c), dtype=np.int16),
-            "discard": np.zeros((num_envs, c), dtype=np.int16),
-            "seat": np.zeros((num_envs, n, 2), dtype=np.int32),
-            "row": np.zeros((num_envs, NUM_FIELDS), dtype=np.int32),
-            "rng": np.zeros(num_envs, dtype=np.uint64),
-            "order": np.zeros((num_envs, c), dtype=np.int16),  # scratch: a deal's card order
-        }
+        return STATE.allocate(num_envs, {PLAYERS: self.num_players, CARDS: len(self.deck)},
+                              KernelArray("order", np.int16, (CARDS,)))  # scratch: a deal's card order
 
     @staticmethod
     def _game(a):
-        return (a["grid"], a["up"], a["closed"], a["last_grid"], a["stock"], a["discard"], a["seat"], a["row"])
+        return STATE.arrays_of(a)
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
@@ -498,57 +500,10 @@ class Kernels(GameKernels):
     # ----------------------------------------------------------------- exchange with rules
     def dump(self, a, g: int) -> GolfState:
         """Game g as a ``GolfState`` (its ``rng`` a numpy Generator seeded from the row's)."""
-        n = self.num_players
-        r = a["row"][g]
         s = GolfState()
-        s.grid = [[int(c) for c in a["grid"][g, p]] for p in range(n)]
-        s.face_up = [[bool(u) for u in a["up"][g, p]] for p in range(n)]
-        s.closed = [[bool(c) for c in a["closed"][g, p]] for p in range(n)]
-        s.stock = [int(c) for c in a["stock"][g, : r[STOCK_LEN]]]
-        s.discard = [int(c) for c in a["discard"][g, : r[DISCARD_LEN]]]
-        s.pending = None if r[PENDING] < 0 else int(r[PENDING])
-        s.pending_from_discard = bool(r[PENDING_FROM_DISCARD])
-        s.phase = int(r[PHASE])
-        s.current_player = int(r[CUR])
-        s.flips_left = int(r[FLIPS])
-        s.dealer = int(r[DEALER])
-        s.trigger = None if r[TRIGGER] < 0 else int(r[TRIGGER])
-        s.turns = int(r[TURNS])
-        s.round = int(r[ROUND])
-        s.totals = [int(x) for x in a["seat"][g, :, TOTAL]]
-        s.last_round = [int(x) for x in a["seat"][g, :, LAST]]
-        s.terminated = bool(r[TERMINATED])
-        s.truncated = bool(r[TRUNCATED])
-        s.stock_known = bool(r[STOCK_KNOWN])
-        s.last_layouts = [[int(c) for c in a["last_grid"][g, p]] for p in range(n)] if r[HAS_LAST] else None
-        s.rng = np.random.default_rng(int(a["rng"][g]))
+        STATE.dump(a, g, s)
         return s
 
     def load(self, a, g: int, s: GolfState) -> None:
         """Make game g the state ``s`` (the row's generator goes on)."""
-        n = self.num_players
-        r = a["row"][g]
-        for p in range(n):
-            a["grid"][g, p] = s.grid[p]
-            a["up"][g, p] = s.face_up[p]
-            a["closed"][g, p] = s.closed[p]
-            a["last_grid"][g, p] = s.last_layouts[p] if s.last_layouts is not None else 0
-        a["stock"][g, : len(s.stock)] = s.stock
-        a["discard"][g, : len(s.discard)] = s.discard
-        a["seat"][g, :, TOTAL] = s.totals
-        a["seat"][g, :, LAST] = s.last_round
-        r[STOCK_LEN] = len(s.stock)
-        r[DISCARD_LEN] = len(s.discard)
-        r[PENDING] = -1 if s.pending is None else s.pending
-        r[PENDING_FROM_DISCARD] = int(s.pending_from_discard)
-        r[PHASE] = s.phase
-        r[CUR] = s.current_player
-        r[FLIPS] = getattr(s, "flips_left", 0) or 0
-        r[DEALER] = s.dealer
-        r[TRIGGER] = -1 if s.trigger is None else s.trigger
-        r[TURNS] = s.turns
-        r[ROUND] = s.round
-        r[TERMINATED] = int(s.terminated)
-        r[TRUNCATED] = int(s.truncated)
-        r[STOCK_KNOWN] = int(s.stock_known)
-        r[HAS_LAST] = int(s.last_layouts is not None)
+        STATE.load(a, g, s)

@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from card_envs import cards
-from card_envs.generators import copy_generator
 from card_envs.options import (
     build_config,
     check_bool,
@@ -26,6 +25,20 @@ from card_envs.options import (
     check_int,
     check_reward_mode,
     check_seat_or_random,
+)
+from card_envs.schema import (
+    GENERATOR,
+    LIST,
+    OPTIONAL_ROWS,
+    PLAYERS,
+    ROWS,
+    VALUE,
+    Array,
+    Field,
+    Pile,
+    Row,
+    SeatColumn,
+    StateSchema,
 )
 from card_envs.scoring import competition_ranks
 
@@ -36,6 +49,7 @@ RANK_VALUE = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 10, 10)
 RANK_OF = tuple(c % 13 for c in range(52))
 
 NUM_SLOTS = 6
+MAX_ROUND_SCORE = 60  # the most a layout scores in a round: 20 a column (a Queen over a King)
 COLUMNS = ((0, 3), (1, 4), (2, 5))
 COLUMN_OF = (0, 1, 2, 0, 1, 2)
 PARTNER = (3, 4, 5, 0, 1, 2)
@@ -105,45 +119,45 @@ class GolfConfig:
         return self.num_rounds if self.num_rounds is not None else self.max_rounds
 
 
-class GolfState:
-    """Everything on the table. Stock and discard pile are lists whose *end* is the top."""
+STATE = StateSchema(
+    "GolfState",
+    Field("grid", ROWS, "each seat's six slots, card ints", Array("grid", np.int16, (PLAYERS, NUM_SLOTS))),
+    Field("face_up", ROWS, "each seat's slots: True if face up", Array("up", np.int8, (PLAYERS, NUM_SLOTS), as_bool=True)),
+    Field("closed", ROWS, "each seat's columns: True once closed (a face-up pair)",
+          Array("closed", np.int8, (PLAYERS, 3), as_bool=True)),
+    Field("last_layouts", OPTIONAL_ROWS,
+          "every seat's six cards as revealed at the end of the previous round (None before the first round ends)",
+          Array("last_grid", np.int16, (PLAYERS, NUM_SLOTS), present="has_last")),
+    Field("stock", LIST, "the stock, its end the top", Pile("stock", np.int16, "stock_len")),
+    Field("discard", LIST, "the discard pile, its end the top", Pile("discard", np.int16, "discard_len")),
+    Field("pending", VALUE, "the card the player to act holds (drawn, not yet placed), or None", Row("pending", none=-1)),
+    Field("pending_from_discard", VALUE, "True if it was taken from the discard pile",
+          Row("pending_from_discard", as_bool=True)),
+    Field("phase", VALUE, "FLIP, DRAW, PLACE, FLIP_STEP or OVER", Row("phase")),
+    Field("current_player", VALUE, "the seat to act (-1 once over)", Row("current_player")),
+    Field("flips_left", VALUE, "setup flips the player to act has left", Row("flips_left")),
+    Field("dealer", VALUE, "the dealer's seat", Row("dealer")),
+    Field("trigger", VALUE, "the seat that turned its sixth card up (the final turns), or None", Row("trigger", none=-1)),
+    Field("turns", VALUE, "turns played this round", Row("turns")),
+    Field("round", VALUE, "rounds played", Row("round")),
+    Field("totals", LIST, "each seat's cumulative score", SeatColumn("seat", "total")),
+    Field("last_round", LIST, "each seat's score in the previous round", SeatColumn("seat", "last_round")),
+    Field("terminated", VALUE, "True once the game ended by the rules", Row("terminated", as_bool=True)),
+    Field("truncated", VALUE, "True once it was cut off by the round or turn limit", Row("truncated", as_bool=True)),
+    Field("stock_known", VALUE,
+          "True once the stock was rebuilt from the discard pile this round (its composition is then public)",
+          Row("stock_known", as_bool=True)),
+    Field("rng", GENERATOR, "the game's generator (later shuffles and deals)"),
+    seat_fields={"seat": ("total", "last_round")},
+    doc="Everything on the table. Stock and discard pile are lists whose end is the top.",
+)
 
-    __slots__ = (
-        "grid", "face_up", "closed", "stock", "discard", "pending", "pending_from_discard",
-        "phase", "current_player", "flips_left", "dealer", "trigger", "turns", "round",
-        "totals", "last_round", "terminated", "truncated", "rng", "stock_known", "last_layouts",
-    )
-    # Public bookkeeping: ``stock_known`` is True once the stock has been rebuilt from the discard
-    # pile this round (every card of it was seen face up, so its composition is public; the cards
-    # still in it are exactly ``stock``). ``last_layouts`` holds every seat's six cards as revealed
-    # at the end of the previous round (None before the first round ends).
 
-    def copy(self) -> "GolfState":
-        """An independent copy: new lists (rows too), the same immutable values, and a generator
-        of its own in the same state (the same future draws)."""
-        t = GolfState()
-        t.grid = [row[:] for row in self.grid]
-        t.face_up = [row[:] for row in self.face_up]
-        t.closed = [row[:] for row in self.closed]
-        t.stock = self.stock[:]
-        t.discard = self.discard[:]
-        t.pending = self.pending
-        t.pending_from_discard = self.pending_from_discard
-        t.phase = self.phase
-        t.current_player = self.current_player
-        t.flips_left = self.flips_left
-        t.dealer = self.dealer
-        t.trigger = self.trigger
-        t.turns = self.turns
-        t.round = self.round
-        t.totals = self.totals[:]
-        t.last_round = self.last_round[:]
-        t.terminated = self.terminated
-        t.truncated = self.truncated
-        t.rng = copy_generator(self.rng)
-        t.stock_known = self.stock_known
-        t.last_layouts = None if self.last_layouts is None else [row[:] for row in self.last_layouts]
-        return t
+class GolfState(STATE.base):
+    """Everything on the table (the fields: :data:`STATE`). Stock and discard pile are lists
+    whose *end* is the top."""
+
+    __slots__ = ()
 
 
 def card_value(card: int) -> int:
@@ -337,7 +351,7 @@ class GolfRules:
             s.totals[p] += scores[p]
         s.round += 1
         mean = sum(scores) / n
-        shaped = [-(x - mean) / 60.0 for x in scores]
+        shaped = [-(x - mean) / MAX_ROUND_SCORE for x in scores]
         if cfg.num_rounds is not None:
             over = s.round >= cfg.num_rounds
         else:

@@ -42,6 +42,7 @@ from card_envs import views
 from card_envs.cards import RANKS, format_many, to_str
 from card_envs.encoding import Layout, read_one_hots, read_scaled
 from card_envs.golf.rules import (
+    MAX_ROUND_SCORE,
     COLUMN_OF,
     NUM_SLOTS,
     PHASE_NAMES,
@@ -53,7 +54,8 @@ from card_envs.golf.rules import (
 )
 
 NUM_PHASES = 5
-TOTAL_SCALE = 100.0
+TOTAL_SCALE = 100.0  #: totals are shown divided by this
+ROUND_SCALE = float(MAX_ROUND_SCORE)  #: last round's scores are shown divided by this
 
 
 #: the name of each rank index in a view (A=0 .. K=12), as the rendering spells them
@@ -160,7 +162,7 @@ def view(s: GolfState, seat: int) -> PlayerView:
 def layout_for(num_players: int, num_decks: int, max_turns: int, round_limit: int) -> Layout:
     n = num_players
     copies = 4 * num_decks
-    total_high = 60.0 * round_limit / TOTAL_SCALE
+    total_high = ROUND_SCALE * round_limit / TOTAL_SCALE
     return Layout(
         [
             ("grid_rank", (n, NUM_SLOTS, 13), "one-hot rank of each face-up slot, by relative seat (self first)"),
@@ -183,7 +185,7 @@ def layout_for(num_players: int, num_decks: int, max_turns: int, round_limit: in
             ("dealer", n, "one-hot relative seat of the dealer"),
             ("trigger", n, "one-hot relative seat of the player who turned all six face up"),
             ("totals", n, f"cumulative scores by relative seat, divided by {TOTAL_SCALE:g}", total_high),
-            ("last_round", n, "each seat's score in the previous round, divided by 60"),
+            ("last_round", n, f"each seat's score in the previous round, divided by {ROUND_SCALE:g}"),
             (
                 "last_round_grid",
                 (n, NUM_SLOTS, 13),
@@ -222,7 +224,7 @@ class Codec:
         self._middle = slice(first, middle[-1].stop)
         self._middle_parts = {seg.name: slice(seg.start - first, seg.stop - first) for seg in middle}
         scale = {"discard_counts": self.copies, "stock_size": self.cards, "stock_counts": self.copies,
-                 "totals": TOTAL_SCALE, "last_round": 60}
+                 "totals": TOTAL_SCALE, "last_round": ROUND_SCALE}
         self._middle_scale = np.concatenate(
             [np.full(seg.size, scale.get(seg.name, 1), dtype=np.float64) for seg in middle]
         )
@@ -282,7 +284,7 @@ class Codec:
         x[t : t + n] /= TOTAL_SCALE
         lr = o["last_round"]
         x[lr : lr + n] = v.last_round
-        x[lr : lr + n] /= 60.0
+        x[lr : lr + n] /= ROUND_SCALE
         x[o["turns"]] = v.turns / self.max_turns
         x[o["round"]] = v.round / self.round_limit
         return x
