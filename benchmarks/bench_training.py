@@ -125,7 +125,7 @@ SECTION = "## Training throughput"
 
 
 def table(rows: list[dict]) -> str:
-    """The Markdown table of one run (the README's and RESULTS.md's)."""
+    """The Markdown table of one run (RESULTS.md's)."""
     out = ["| Game | shipped harness steps/s | batched steps/s | × shipped | single-game path, today's pool, steps/s "
            "| × single-game | batched: environment | batched: PPO update |",
            "|---|---:|---:|---:|---:|---:|---:|---:|"]

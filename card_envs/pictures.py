@@ -460,7 +460,7 @@ def record_video(env: Any, path: str | os.PathLike, seed: int | None = None, fps
 
 
 # ------------------------------------------------------------------------------- docs pictures
-#: steps into a seeded random game at which the README's picture of each game is taken
+#: steps into a seeded random game at which the picture of each game in the documentation is taken
 DOC_STEPS = {"golf_v0": 14, "fiddlesticks_v0": 20, "guillotine_v0": 12, "collector_v0": 9, "hot_v0": 9, "guilders_v0": 40}
 
 

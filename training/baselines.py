@@ -1,4 +1,4 @@
-"""The README's baselines table: each agent against copies of another in every game, with 95%
+"""The baselines table (the documentation's Baselines page): each agent against copies of another in every game, with 95%
 intervals.
 
     python -m training.baselines                     # heuristic vs random, 2000 games per game

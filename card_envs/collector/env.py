@@ -123,6 +123,6 @@ __doc__ = __doc__.replace("{layout}", collector_view.make_layout(2).table())
 __doc__ = __doc__.replace("{state}", state_doc("**State (privileged).**", collector_state.table(CollectorRules())))
 raw_env.__doc__ = __doc__
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the README's Speed table;
+#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page;
 #: the aim there: 15,000 env steps/s through env())
 BENCHMARK_CONFIG = {"num_players": 3}

@@ -132,6 +132,6 @@ __doc__ = __doc__.replace("{layout}", fs_view.layout(FiddlesticksRules()).table(
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", fs_state.table(FiddlesticksRules())))
 raw_env.__doc__ = __doc__
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the README's Speed table)
+#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
 BENCHMARK_CONFIG = {"num_players": 4}
 

@@ -122,5 +122,5 @@ __doc__ = __doc__.replace("{layout}", golf_view.layout(GolfRules(num_players=2, 
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", golf_state.table(GolfRules(num_players=2, num_rounds=1))))
 raw_env.__doc__ = __doc__
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the README's Speed table)
+#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
 BENCHMARK_CONFIG = {"num_players": 2, "num_rounds": 1}

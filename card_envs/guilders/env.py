@@ -151,5 +151,5 @@ __doc__ = __doc__.replace("{layout}", guilders_view.layout(GuildersRules()).tabl
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", guilders_state.table(GuildersRules())))
 raw_env.__doc__ = __doc__
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the README's Speed table)
+#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
 BENCHMARK_CONFIG = {"num_players": 4}

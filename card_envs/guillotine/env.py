@@ -177,6 +177,6 @@ __doc__ = __doc__.replace("{layout}", guillotine_view.LAYOUT.table()).replace(
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", guillotine_state.table(GuillotineRules())))
 raw_env.__doc__ = __doc__
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the README's Speed table)
+#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
 BENCHMARK_CONFIG = {"mode": "single"}
 

@@ -122,6 +122,6 @@ __doc__ = __doc__.replace("{layout}", hot_view.make_layout(2).table())
 __doc__ = __doc__.replace("{state}", state_doc("**State (privileged).**", hot_state.table(HotRules())))
 raw_env.__doc__ = __doc__
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the README's Speed table;
+#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page;
 #: the same as Collector's, whose engine Hot runs)
 BENCHMARK_CONFIG = {"num_players": 3}

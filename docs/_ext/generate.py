@@ -1,0 +1,256 @@
+"""The generated pages of the documentation site: one page per environment and the results pages.
+
+Run at the start of every Sphinx build (``builder-inited``), and importable by the tests:
+
+* ``environments/<game>.md``: the environment's docstring (``help(card_envs.<game>_v0)``) cut
+  into its sections, the picture of the table, the complete rules (``rules/<game>.md``) and
+  the notes on the batched engine and sampled worlds, every page with :data:`SECTIONS` in order;
+* ``results/policies.md``: a model card per shipped policy, from ``agents/pretrained/<game>.json``;
+* ``results/speed.md``: the speed tables, from ``benchmarks/*_results.json`` with their machine;
+* ``notebooks/*.ipynb``: the notebooks of ``notebooks/``, rendered with their saved outputs.
+
+Nothing here is typed by hand into a page: change the code or re-run the measurement.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent.parent
+ROOT = DOCS.parent
+
+#: the sections every environment page has, in this order (a game may add its own between them)
+SECTIONS = (
+    "Rules",
+    "Actions",
+    "Action mask",
+    "Observation",
+    "State (privileged)",
+    "Rewards",
+    "Options",
+    "Termination and truncation",
+    "Batched engine and sampled worlds",
+    "Version history",
+)
+
+GAMES = ("golf", "fiddlesticks", "guillotine", "collector", "hot", "guilders")
+
+
+def _sections(doc: str) -> tuple[str, list[tuple[str, str]]]:
+    """A docstring's head (before the first ``## ``) and its ``## `` sections in order."""
+    head, sections, title, body = [], [], None, []
+    for line in doc.strip("\n").splitlines():
+        if line.startswith("## "):
+            if title is not None:
+                sections.append((title, "\n".join(body).strip("\n")))
+            title, body = line[3:].strip(), []
+        elif title is None:
+            head.append(line)
+        else:
+            body.append(line)
+    if title is not None:
+        sections.append((title, "\n".join(body).strip("\n")))
+    return "\n".join(head).strip("\n"), sections
+
+
+def _rules_text(game: str) -> str:
+    """The game's rules page without its title, its headings one level down."""
+    path = DOCS / "rules" / f"{game}.md"
+    if not path.exists():
+        return f"The rules of this game are in `card_envs/{game}/rules.py`."
+    lines = path.read_text().splitlines()
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    return "\n".join("#" + line if re.match(r"^#{2,5} ", line) else line for line in lines).strip("\n") + (
+        f"\n\nThe rules on their own page: [{game} rules](../rules/{game}.md)."
+    )
+
+
+def _engine_and_worlds(game: str) -> str:
+    import card_envs
+
+    module = card_envs.ENVIRONMENTS[f"{game}_v0"]
+    worlds = __import__(f"card_envs.{game}.worlds", fromlist=["sample_world"])
+    doc = (worlds.__doc__ or "").strip()
+    first = doc.split("\n\n")[0].replace("\n", " ") if doc else ""
+    parallel = "also `parallel_env()`, " if hasattr(module, "parallel_env") else ""
+    return f"""`{game}_v0.vector_env(num_envs=1024, **options)` plays many games of this configuration at once
+in compiled kernels (`card_envs/{game}/kernels.py`; the `vector` extra), {parallel}with exactly the
+options of `env()`: the same state and action give byte-identical observations, masks, rewards and
+results (the differential tests play both engines side by side). See [the batched engine](../guides/batched_engine.md).
+
+`{game}_v0.sample_world(observation, rng, **options)` draws a full rules state consistent with one
+player's observation alone, its hidden cards from the exact posterior; search agents plan in such
+worlds ([search agents](../guides/search.md)). {first}"""
+
+
+def environment_page(game: str) -> str:
+    """The Markdown page of one environment (see the module docstring)."""
+    import card_envs
+
+    module = card_envs.ENVIRONMENTS[f"{game}_v0"]
+    head, sections = _sections(module.__doc__ or "")
+    found = dict(sections)
+    missing = [s for s in SECTIONS if s not in found and s not in ("Rules", "Batched engine and sampled worlds")]
+    if missing:
+        raise ValueError(f"{game}_v0's docstring lacks the sections {missing}")
+    head_lines = head.splitlines()
+    title = head_lines[0] if head_lines and head_lines[0].startswith("# ") else f"# `{game}_v0`"
+    intro = "\n".join(head_lines[1:] if head_lines and head_lines[0].startswith("# ") else head_lines).strip("\n")
+    found["Rules"] = _rules_text(game)
+    found["Batched engine and sampled worlds"] = _engine_and_worlds(game)
+    env = module.raw_env()
+    obs = found["Observation"]
+    if "| Segment |" not in obs:
+        obs += "\n\nThe layout in the default configuration:\n\n" + env.unwrapped.observation_layout.table()
+    found["Observation"] = obs
+    out = [title, "", f"![{game}: a table in play](../pictures/{game}.png)", "", intro, ""]
+    order = list(SECTIONS)
+    extra = [t for t, _ in sections if t not in SECTIONS]
+    # a game's own sections go where its docstring puts them: after the standard one before them
+    names = [t for t, _ in sections]
+    for t in extra:
+        before = [s for s in names[: names.index(t)] if s in order]
+        at = order.index(before[-1]) + 1 if before else order.index("Actions")
+        order.insert(at, t)
+    for t in order:
+        out += [f"## {t}", "", found[t], ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def environments_index() -> str:
+    import card_envs
+
+    rows = ["| Environment | The game |", "|---|---|"]
+    for game in GAMES:
+        module = card_envs.ENVIRONMENTS[f"{game}_v0"]
+        title = (module.__doc__ or "").strip().splitlines()[0].lstrip("# ").split(" — ")[0]
+        rows.append(f"| [`{game}_v0`]({game}.md) | {title} |")
+    toc = "\n".join(GAMES)
+    return f"""# Environments
+
+Six PettingZoo AEC environments (Collector and Hot also as parallel environments), each with its
+batched twin (`vector_env`) and its world sampler (`sample_world`). Every page has the same
+sections: {", ".join(SECTIONS)}.
+
+{chr(10).join(rows)}
+
+```{{toctree}}
+:hidden:
+{toc}
+```
+"""
+
+
+# ------------------------------------------------------------------------------- results
+def _literal(value):
+    if isinstance(value, str):
+        try:
+            return ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            return value
+    return value
+
+
+def _fmt(x, digits=3):
+    return f"{x:+.{digits}f}" if isinstance(x, float) else str(x)
+
+
+def policies_page() -> str:
+    """A model card per shipped policy, from ``agents/pretrained/<game>.json``."""
+    out = ["# Shipped policies", "",
+           "`agents.load(\"ppo\")` plays the policy shipped for the game (`agents/pretrained/<game>_v0.zip`). "
+           "Each card below is generated from the policy's record (`agents/pretrained/<game>_v0.json`): the "
+           "command that trained it, its configuration, and its final evaluation against the baselines "
+           "(mean rank reward with 95% intervals; see [evaluation](../guides/evaluation.md)).", "",
+           "![learning curves](../../agents/pretrained/curves.png)", ""]
+    for game in GAMES:
+        path = ROOT / "agents" / "pretrained" / f"{game}_v0.json"
+        if not path.exists():
+            continue
+        meta = json.loads(path.read_text())
+        final = _literal(meta.get("final_evaluation")) or {}
+        config = _literal(meta.get("config")) or {}
+        out += [f"## `{game}_v0`", "", "Trained with:", "", "```console", f"$ {meta.get('command', '?')}", "```", ""]
+        if meta.get("note"):
+            out += [meta["note"], ""]
+        if isinstance(config, dict):
+            out += [f"- table: `{config.get('env_config')}`; training env: `{config.get('train_env_config')}`",
+                    f"- opponents: `{config.get('opponents')}`, weights `{config.get('opponent_weights')}`"]
+        if isinstance(final, dict):
+            steps = final.get("num_timesteps")
+            out += [f"- steps: {steps:,}" if isinstance(steps, int) else f"- steps: {steps}",
+                    f"- training time this run: {final.get('train_seconds_this_run')} s "
+                    f"({final.get('steps_per_second')} steps/s)"]
+            ev = final.get("evaluation") or []
+            if ev:
+                out += ["", "| opponent | seating | games | mean reward (95% CI) | first places |", "|---|---|---:|---:|---:|"]
+                for row in ev:
+                    ci = row.get("ci") or row.get("mean_reward_ci") or ()
+                    mean = row.get("mean_reward", row.get("mean"))
+                    ci_text = f" [{_fmt(ci[0])}, {_fmt(ci[1])}]" if isinstance(ci, (list, tuple)) and len(ci) == 2 else ""
+                    out.append(f"| {row.get('opponent')} | {row.get('seating', '')} | {row.get('games', '')} | "
+                               f"{_fmt(mean)}{ci_text} | {_fmt(row.get('win_rate', row.get('first', '')))} |")
+        out += ["", f"Learning curve: `agents/pretrained/{meta.get('learning_curve', game + '_v0.eval.csv')}`.", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def speed_page() -> str:
+    """The speed tables, from the recorded benchmark JSON, each with its machine."""
+    out = ["# Speed", "",
+           "Generated from the recorded measurements (`benchmarks/*_results.json`); rerun the benchmark "
+           "to replace them. Each table names the machine it was measured on.", ""]
+    vec = ROOT / "benchmarks" / "vector_results.json"
+    if vec.exists():
+        d = json.loads(vec.read_text())
+        out += ["## The batched engine", "", f"Measured on: {d.get('machine')}.", "",
+                "Steps per second (actions applied, all games together).", "",
+                "| game | configuration | `env()` | `vector_env` 1 game | 64 games | 1024 games | 16384 games | × `env()` |",
+                "|---|---|---:|---:|---:|---:|---:|---:|"]
+        for r in d.get("rows", []):
+            def n(k):
+                v = r.get(k)
+                return f"{v:,.0f}" if isinstance(v, (int, float)) else "—"
+            out.append(f"| `{r['game']}` | `{r.get('config')}` | {n('env')} | {n('num_envs=1')} | {n('num_envs=64')} | "
+                       f"{n('num_envs=1024')} | {n('num_envs=16384')} | {r.get('x_env', 0):.0f}× |")
+        out.append("")
+    tr = ROOT / "benchmarks" / "training_results.json"
+    if tr.exists():
+        d = json.loads(tr.read_text())
+        meta = d.get("meta", {})
+        out += ["## Training throughput", "",
+                f"Measured on: {meta.get('machine')}, Python {meta.get('python')}, {meta.get('date')}; "
+                f"{meta.get('seconds')} s per run after {meta.get('warmup')} s of warm-up.", "",
+                "| game | set-up | environment steps per second |", "|---|---|---:|"]
+        for r in d.get("rows", []):
+            for setup, v in r.items():
+                if isinstance(v, dict) and "steps_per_s" in v:
+                    out.append(f"| `{r['game']}` | {setup} | {v['steps_per_s']:,.0f} |")
+        out.append("")
+    notes = DOCS / "results" / "speed_notes.md"
+    if notes.exists():
+        out += ["## How these were measured", "", "\n".join(notes.read_text().splitlines()[1:]).strip(), ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def write_all(docs: Path = DOCS) -> list[Path]:
+    """Write every generated page; returns their paths (only files whose text changed are rewritten)."""
+    pages = {docs / "environments" / f"{g}.md": environment_page(g) for g in GAMES}
+    pages[docs / "environments" / "index.md"] = environments_index()
+    pages[docs / "results" / "policies.md"] = policies_page()
+    pages[docs / "results" / "speed.md"] = speed_page()
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):  # rendered with their saved outputs
+        pages[docs / "notebooks" / nb.name] = nb.read_text()
+    for path, text in pages.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+    return list(pages)
+
+
+def setup(app):
+    app.connect("builder-inited", lambda app: write_all(Path(app.srcdir)))
+    return {"version": "1", "parallel_read_safe": True}
