@@ -1,15 +1,19 @@
-"""Collector: collect one card of each of the 13 ranks; play and acquire by hidden commitment.
+"""
+# Collector — `card_envs.collector_v0`
 
 | | |
 |---|---|
-| Import | `from card_envs import collector_v0` |
+| Import | `from card_envs import collector_v0; env = collector_v0.env()` |
 | Agents | `player_0` … `player_{N-1}`, N = `num_players` (2–4, default 2) |
-| Action | `Discrete(18)`: the game's 17 actions, then `wait` (17: the Parallel API's no-op) |
+| Action space | `Discrete(18)`: the game's 17 actions, then `wait` (17: the Parallel API's no-op) |
 | Observation | `{"observation": Box(float32, (710 + 58N + 2N²,)), "action_mask": Box(int8, (18,))}` (834 for N = 2) |
 | Parallel API | `collector_v0.parallel_env()`: one step per phase (`parallel_raw_env()` raises on illegal actions) |
-| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/collector/rules.py` on the engine `card_envs/set_collecting/engine.py` (the source: Tyler McCarn's Collector) |
+| Batched engine | `collector_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/collector/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
+| Rules | summarised below; the complete rules are on the documentation site's rules page for Collector (`collector.md` in `docs/rules/`); code in `card_envs/collector/rules.py` on the engine `card_envs/set_collecting/engine.py` (the source: Tyler McCarn's Collector) |
 
-**The game.** Each player is dealt 5 cards; the rest is the stock. Every round has two hidden
+Collector: collect one card of each of the 13 ranks; play and acquire by hidden commitment.
+
+Each player is dealt 5 cards; the rest is the stock. Every round has two hidden
 commitments. PLAY: each player with cards puts one card face down; they are turned up together.
 ACQUIRE: each player chooses to draw two cards from the stock or to take the card just played by
 the player k seats clockwise. A card several players want goes to the first of them clockwise
@@ -18,7 +22,9 @@ bottom of the stock, in seat order from the lead seat, before the draws; the dra
 seat order from the lead seat while the stock lasts (no reshuffle). After the round every player
 holding all 13 ranks wins (several: a shared win). Suits do not matter.
 
-**Turn order (AEC).** The lead seat of round t is `L_t = (dealer + 1 + t) mod N`. Each phase asks
+## Turn order (AEC)
+
+The lead seat of round t is `L_t = (dealer + 1 + t) mod N`. Each phase asks
 its players one at a time clockwise from `L_t` (PLAY skips a player whose hand is empty). A
 commitment is seen by nobody else (observations, masks, infos, renderings) until every player of
 the phase has committed; then everything is revealed at once. In the parallel API each phase is
@@ -29,7 +35,9 @@ An illegal action ends the game with -1 for the first illegal mover in asking or
 `env()` does. `pickle`, `copy.deepcopy` and cloudpickle of `parallel_env()` and
 `parallel_raw_env()` keep their behaviour and the running game (a copy continues it).
 
-**Actions** (the indices are fixed):
+## Actions
+
+The indices are fixed:
 
 | Index | Phase | Name | Meaning |
 |---|---|---|---|
@@ -38,13 +46,19 @@ An illegal action ends the game with -1 for the first illegal mover in asking or
 | 14–16 | ACQUIRE | `take 1` … `take 3` | take the card played by the player 1–3 seats clockwise |
 | 17 | (Parallel API) | `wait` | the no-op of a live player with nothing to do; never legal in the AEC API |
 
-**Action mask.** PLAY(r) iff the player holds a card of rank r. DRAW_TWO always (even when the
+Every action is a hidden commitment: `public_action` says what the table saw ("commits").
+
+## Action mask
+
+PLAY(r) iff the player holds a card of rank r. DRAW_TWO always (even when the
 stock is short: the mask hints at nothing). TAKE(k) iff k < N and the player k seats clockwise
 played a card this round. `wait` is never legal in the AEC API (nobody is asked there without
 something to do). The mask never depends on anyone's pending choice; agents not to act get all
 zeros (in the Parallel API: only `wait`).
 
-**Observation** (relative seats: 0 = the observer, then clockwise). Everything the player may
+## Observation
+
+Relative seats: 0 = the observer, then clockwise. Everything the player may
 know and nothing else: own hand (rank counts) and own commitment, who has committed (not what),
 hand and stock sizes, the cards revealed this round, last round's plays with who took each card
 and how many cards each player drew, the cards every player knows to be in each hand (cards taken,
@@ -62,17 +76,21 @@ with `card_envs.set_collecting.view.decode`. Layout for N = 2 (segments sized N 
 
 {state}
 
-**Rewards.** Terminal and zero-sum from the final ranking (`reward_mode` is always `"rank"`: the
+## Rewards
+
+Terminal and zero-sum from the final ranking (`reward_mode` is always `"rank"`: the
 rules define no score mode): the players completing in the same round share first place, the
 others the places below (3 players, one winner: +1, −½, −½). At `max_rounds` the game is
 truncated: a draw (0 for all), or with `truncation_rule="most_ranks"` the players holding most
 different ranks share first place, the others the places below.
 
-**Infos at the end.** `score`: the number of different ranks held (13 = complete; Collector has
+## Infos at the end
+
+`score`: the number of different ranks held (13 = complete; Collector has
 no points); `rank`: competition rank, 1 = best. At the end every hand is laid down (the claim is
 checked, and `most_ranks` compares hands), so the results are public.
 
-**Options**:
+## Options
 
 | Name | Default | Meaning |
 |---|---|---|
@@ -87,14 +105,42 @@ checked, and `most_ranks` compares hands), so the results are public.
 `reset(options={"deck": [...]})` deals a stacked 52-card deck, top card first, one card at a
 time clockwise from the dealer's left; the rest is the stock, its top the next card.
 
-**Version history.** v0: first release. v0, information update: the observation gains `last_claimed`
-(every claim of the last round, so a contest loser no longer looks like a player who chose to draw),
-`callers` and `first_place` (who completed and who won, at the end); the action space gains `wait`
-(17), the Parallel API's no-op for a live player with nothing to do; the rendering shows every
-revealed choice, each contest's result, and the winners. v0, exact results: rank rewards are the
-exact average of the tied places rounded once (a draw pays exactly 0.0; no reward moved by more than
-1.2e-16), and `state()` shows an end by an illegal move (`ended` [1, 1], nobody to act). Every
-action is a hidden commitment: `public_action` says what the table saw ("commits").
+## Termination and truncation
+
+A round is one PLAY and one ACQUIRE phase; the end check follows every round's ACQUIRE.
+
+- **Terminated** (`terminations[agent]` True for every agent): after the first round at whose
+  end one or more players hold all 13 ranks; they share first place.
+- **Truncated** (`truncations[agent]` True for every agent, `terminations` False): after
+  `max_rounds` rounds (default 200) in which nobody completed; a completion in the
+  `max_rounds`-th round terminates instead. The stock is never reshuffled, so a game whose stock
+  has run out may go on until this limit.
+
+Either way every hand is laid down. A truncated game's result follows `truncation_rule`: with
+`"draw"` every agent has `rank` 1 and a reward of 0; with `"most_ranks"` the players holding most
+different ranks share `rank` 1 and the others rank below them, paid like a completed game's
+ranking. `infos[agent]["score"]` is the number of different ranks held, as at a normal end. The
+Parallel API returns the same flags, rewards and infos from the step that ends the game, and then
+has no agents left.
+
+With `env()` (and `parallel_env()`), an illegal action ends the game at once: -1 for the mover
+(the first illegal mover in asking order), 0 for everyone else, every agent both terminated and
+truncated (as PettingZoo's `TerminateIllegalWrapper` leaves them), and `infos` get no `score` or
+`rank`; `raw_env()` and `parallel_raw_env()` raise `IllegalActionError` (a `ValueError`) and
+change nothing.
+
+## Version history
+
+- v0: first release.
+- v0, information update: the observation gains `last_claimed` (every claim of the last round, so
+  a contest loser no longer looks like a player who chose to draw), `callers` and `first_place`
+  (who completed and who won, at the end); the action space gains `wait` (17), the Parallel API's
+  no-op for a live player with nothing to do; the rendering shows every revealed choice, each
+  contest's result, and the winners.
+- v0, exact results: rank rewards are the exact average of the tied places rounded once (a draw
+  pays exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an
+  illegal move (`ended` [1, 1], nobody to act). Every action is a hidden commitment:
+  `public_action` says what the table saw ("commits").
 """
 
 from __future__ import annotations
@@ -120,7 +166,7 @@ parallel_env, parallel_raw_env = parallel_constructor(raw_env)
 add_parallel_state(parallel_raw_env)  # state() and state_space: the AEC env's underneath
 
 __doc__ = __doc__.replace("{layout}", collector_view.make_layout(2).table())
-__doc__ = __doc__.replace("{state}", state_doc("**State (privileged).**", collector_state.table(CollectorRules())))
+__doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", collector_state.table(CollectorRules())))
 raw_env.__doc__ = __doc__
 
 #: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page;

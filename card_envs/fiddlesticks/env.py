@@ -8,7 +8,8 @@
 | Action space | `Discrete(13K + 17)`, K = 4·`num_decks`: `Discrete(121)` with 2 decks |
 | Observation | `{"observation": Box(float32, (size,)), "action_mask": Box(int8, (13K + 17,))}` |
 | Parallel API | no (turns are sequential) |
-| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/fiddlesticks/rules.py` |
+| Batched engine | `fiddlesticks_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/fiddlesticks/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
+| Rules | summarised below; the complete rules are on the documentation site's rules page for Fiddlesticks (`fiddlesticks.md` in `docs/rules/`); code in `card_envs/fiddlesticks/rules.py` |
 
 A Shithead/Palace-family shedding game on two decks (suits do not matter; ranks 2 < 3 < … <
 10 < J < Q < K < A). Each player is dealt 3 cards face down (nobody sees them, the owner
@@ -98,6 +99,25 @@ and `rank` (1 = best, competition ranking).
 Stacked decks: `reset(options={"deck": [...]})` deals one card at a time clockwise from the
 dealer's left into face-down slots 0..2, then face-up 0..2, then the hand; the rest is the
 stock, its top the next card in the list.
+
+## Termination and truncation
+
+A player is out when its hand, face-up and face-down cards are all gone.
+
+- **Terminated** (`terminations[agent]` True for every agent): with `end_mode="first_out"` as
+  soon as the first player is out; with `end_mode="rank_all"` when all players but one are out.
+- **Truncated** (`truncations[agent]` True for every agent, `terminations` False): after
+  `max_turns` play actions (default 1000; every play, blind and pick-up counts, the SWAP picks do
+  not), unless the action that reaches the limit ends the game by the rules (then it terminates).
+
+A truncated game is a draw whatever `end_mode` says: every agent has `rank` 1 and a reward of 0
+(also players already out in `rank_all`); `infos[agent]["score"]` is the number of cards the
+player still holds, as at a normal end.
+
+With `env()`, an illegal action ends the game at once: -1 for the mover, 0 for everyone else,
+every agent both terminated and truncated (as PettingZoo's `TerminateIllegalWrapper` leaves
+them), and `infos` get no `score` or `rank`; `raw_env()` raises `IllegalActionError` (a
+`ValueError`) and changes nothing.
 
 ## Version history
 

@@ -9,7 +9,7 @@
 | Observation | `{"observation": Box(float32, (size,)), "action_mask": Box(int8, (10,))}` |
 | Parallel API | no (turns are sequential) |
 | Batched engine | `golf_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/golf/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
-| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/golf/rules.py` |
+| Rules | summarised below; the complete rules are on the documentation site's rules page for Golf (`golf.md` in `docs/rules/`); code in `card_envs/golf/rules.py` |
 
 Each player has six cards in two rows of three, face down; nobody, the owner included, sees a
 face-down card. After each player turns up `initial_flips` cards (blind), a turn is DRAW
@@ -87,6 +87,32 @@ total) and `rank` (1 = best, competition ranking).
 
 Stacked decks: `reset(options={"deck": [...]})` deals slots 0..5 one card at a time clockwise
 from the dealer's left; the next card starts the discard pile; the rest is the stock.
+
+## Termination and truncation
+
+A round ends when every other player has had one final turn after the first player to end a
+turn with all six cards face up (at once with `final_turns=False`), or after
+`max_turns_per_round` turns of the round (a turn is a draw and its placement or discard, with
+the optional flip; the setup flips do not count): this stalling guard scores the round like any
+other, so it is not a truncation. Every round end is
+followed by the end-of-game check below.
+
+- **Terminated** (`terminations[agent]` True for every agent): with `num_rounds` unset, after the
+  first round at whose end some player's total is at least `target_score`; with `num_rounds`
+  set, after exactly `num_rounds` rounds (`target_score` and `max_rounds` then play no part in
+  the end).
+- **Truncated** (`truncations[agent]` True for every agent, `terminations` False): only when
+  playing to `target_score`, after `max_rounds` rounds (default 50) without anyone reaching it.
+  A round that reaches the target and is also the `max_rounds`-th terminates instead.
+
+A truncated game pays as an ended one: in `"rank"` mode the places by lowest total (+1 down to
+-1, ties sharing the average; not a draw), in `"score"` mode the last round's reward like every
+round's. `infos[agent]` has `score` (the total) and `rank` as at a normal end.
+
+With `env()`, an illegal action ends the game at once: -1 for the mover, 0 for everyone else,
+every agent both terminated and truncated (as PettingZoo's `TerminateIllegalWrapper` leaves
+them), and `infos` get no `score` or `rank`; `raw_env()` raises `IllegalActionError` (a
+`ValueError`) and changes nothing.
 
 ## Version history
 

@@ -9,7 +9,7 @@
 | Observation | `{"observation": Box(float32, (553 + 162·C + 8·N,)), "action_mask": Box(int8, (70,))}`, C = most copies of one card (1 with one deck) |
 | Parallel API | no (turns are sequential) |
 | Batched engine | `guilders_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/guilders/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
-| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/guilders/rules.py` |
+| Rules | summarised below; the complete rules are on the documentation site's rules page for Guilders (`guilders.md` in `docs/rules/`); code in `card_envs/guilders/rules.py` |
 
 Every card lies face down in a fan. On a turn the player to act calls a suit (1 point), a rank
 (5), an exact card (10) or — with the Good Joker variant — a joker (15), then draws a card
@@ -112,6 +112,28 @@ competition ranking).
 
 Stacked decks: `reset(options={"deck": [...]})` makes the list the fan, drawn in list order
 (first card first). Reshuffles (refan, chaotic joker) use the seeded generator.
+
+## Termination and truncation
+
+Every turn is one call and one draw from the fan.
+
+- **Terminated** (`terminations[agent]` True for every agent): when a turn leaves the fan empty
+  and the discard pile cannot become a new fan, because it is empty or the `refan_discards`
+  refans are used up (with `refan_discards=-1`, only an empty discard pile ends the game).
+- **Truncated** (`truncations[agent]` True for every agent, `terminations` False): after
+  `max_turns` turns, unless that turn ended the game by the rules (then it terminates). With the
+  default `max_turns` only an endless game (`refan_discards=-1`) can be truncated, at 20 × total
+  cards turns; a smaller explicit `max_turns` can cut any game.
+
+A truncated game pays as an ended one: in `"rank"` mode the places by the scores at that point
+(+1 down to -1, ties sharing the average; not a draw); in `"score"` mode (and solitaire) every
+event was already paid when it happened and the cut adds nothing. `infos[agent]` has `score`
+(points) and `rank` as at a normal end.
+
+With `env()`, an illegal action ends the game at once: -1 for the mover, 0 for everyone else,
+every agent both terminated and truncated (as PettingZoo's `TerminateIllegalWrapper` leaves
+them), and `infos` get no `score` or `rank`; `raw_env()` raises `IllegalActionError` (a
+`ValueError`) and changes nothing.
 
 ## Version history
 

@@ -8,7 +8,8 @@
 | Action space | `Discrete(39)` |
 | Observation | `{"observation": Box(float32, ({size},)), "action_mask": Box(int8, (39,))}` |
 | Parallel API | no (turns are sequential) |
-| Rules | this page: the game below, then Scoring, Actions and Options; code in `card_envs/guillotine/rules.py` |
+| Batched engine | `guillotine_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/guillotine/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
+| Rules | summarised below (with the Scoring table); the complete rules are on the documentation site's rules page for Guillotine (`guillotine.md` in `docs/rules/`); code in `card_envs/guillotine/rules.py` |
 
 Four players, 32 cards ranked 7 < 8 < 9 < 10 < J < Q < K < A, eight each. The dealer looks
 at its hand and chooses a contract it has not used yet (its sixth is forced, still one step
@@ -111,6 +112,27 @@ They are public (every deal's points are announced) and change no reward or obse
 Stacked decks: `reset(options={"deck": [...]})` deals the 32 listed cards (top first) one at a
 time clockwise starting left of the dealer, eight to each hand; later deals are shuffled from
 the seed. With `first_dealer="random"` the dealer is drawn from the seed before the deal.
+
+## Termination and truncation
+
+A deal ends after its eighth trick (Royalty, Queens, Spades, Parliament, Guillotine) or when the
+second player goes out (Domino); its points are then added to the totals.
+
+- **Terminated** (`terminations[agent]` True for every agent): at the end of the last deal, the
+  24th with `mode="full"`, the only one with `mode="single"`.
+- **Truncated**: never by the rules. No option bounds the episode, because every deal ends by
+  itself: a trick contract lasts eight tricks, and in Domino someone always holds a card the
+  layout accepts (the anchor of a suit not yet started, or the next rank of an open row), so
+  passes cannot go round forever, and an Ace bonus plays a card at each step until STOP or an
+  empty hand. `truncations` stay False, except after an illegal action under `env()`.
+
+At the end, `"rank"` mode pays the places by lowest total and `"score"` mode the last deal's
+reward like every deal's; `infos[agent]` has `score`, `rank` and the per-deal scores.
+
+With `env()`, an illegal action ends the game at once: -1 for the mover, 0 for everyone else,
+every agent both terminated and truncated (as PettingZoo's `TerminateIllegalWrapper` leaves
+them), and `infos` get no `score` or `rank`; `raw_env()` raises `IllegalActionError` (a
+`ValueError`) and changes nothing.
 
 ## Version history
 

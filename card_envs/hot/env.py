@@ -1,15 +1,19 @@
-"""Hot: Collector's race for a complete set, scored from the opponents' missing ranks, to 11.
+"""
+# Hot — `card_envs.hot_v0`
 
 | | |
 |---|---|
-| Import | `from card_envs import hot_v0` |
+| Import | `from card_envs import hot_v0; env = hot_v0.env()` |
 | Agents | `player_0` … `player_{N-1}`, N = `num_players` (2–3, default 2) |
-| Action | `Discrete(17)`: the game's 16 actions, then `wait` (16: the Parallel API's no-op) |
+| Action space | `Discrete(17)`: the game's 16 actions, then `wait` (16: the Parallel API's no-op) |
 | Observation | `{"observation": Box(float32, (710 + 61N + 2N²,)), "action_mask": Box(int8, (17,))}` (840 for N = 2) |
 | Parallel API | `hot_v0.parallel_env()`: one step per phase (`parallel_raw_env()` raises on illegal actions) |
-| Rules | this page: the game below, then Actions, Rewards and Options; code in `card_envs/hot/rules.py` on Collector's engine `card_envs/set_collecting/engine.py` (the source: Trevor Cuthbertson's variation of Collector) |
+| Batched engine | `hot_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/hot/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
+| Rules | summarised below; the complete rules are on the documentation site's rules page for Hot (`hot.md` in `docs/rules/`); code in `card_envs/hot/rules.py` on Collector's engine `card_envs/set_collecting/engine.py` (the source: Trevor Cuthbertson's variation of Collector) |
 
-**The game.** Each deal, every player gets 5 cards; the rest is the stock. Every round has two
+Hot: Collector's race for a complete set, scored from the opponents' missing ranks, to 11.
+
+Each deal, every player gets 5 cards; the rest is the stock. Every round has two
 hidden commitments. PLAY: each player with cards puts one card face up, all revealed together.
 ACQUIRE: each player chooses to draw two cards, or to draw one card AND take the card just played
 by the player k seats clockwise. A card several players want goes to the first of them clockwise
@@ -22,7 +26,9 @@ that opponent lacks (13 − its different ranks); every hand is then laid down. 
 which a total reaches `target_points` (equal highest totals share the win), or after one deal
 with `single_deal`. Suits do not matter.
 
-**Turn order (AEC).** The lead seat of round t of a deal is `L_t = (dealer + 1 + t) mod N`. Each
+## Turn order (AEC)
+
+The lead seat of round t of a deal is `L_t = (dealer + 1 + t) mod N`. Each
 phase asks its players one at a time clockwise from `L_t` (PLAY skips a player whose hand is
 empty). A commitment is seen by nobody else (observations, masks, infos, renderings) until every
 player of the phase has committed. In the parallel API each phase is one `step`. A live player
@@ -32,7 +38,9 @@ ends the game with -1 for the first illegal mover in asking order, exactly as `e
 `pickle`, `copy.deepcopy` and cloudpickle of `parallel_env()` and `parallel_raw_env()` keep
 their behaviour and the running game (a copy continues it).
 
-**Actions** (the indices are fixed):
+## Actions
+
+The indices are fixed:
 
 | Index | Phase | Name | Meaning |
 |---|---|---|---|
@@ -41,12 +49,18 @@ their behaviour and the running game (a copy continues it).
 | 14–15 | ACQUIRE | `draw one take 1`, `draw one take 2` | draw one card and take the card played 1–2 seats clockwise (`take k` is accepted too) |
 | 16 | (Parallel API) | `wait` | the no-op of a live player with nothing to do; never legal in the AEC API |
 
-**Action mask.** PLAY(r) iff the player holds rank r. DRAW_TWO always (even from a short stock).
+Every action is a hidden commitment: `public_action` says what the table saw ("commits").
+
+## Action mask
+
+PLAY(r) iff the player holds rank r. DRAW_TWO always (even from a short stock).
 DRAW_ONE_TAKE(k) iff k < N and the player k seats clockwise played this round. `wait` is never
 legal in the AEC API. The mask never depends on anyone's pending choice; agents not to act get
 all zeros (in the Parallel API: only `wait`).
 
-**Observation** (relative seats: 0 = the observer, then clockwise): Collector's (own hand and own
+## Observation
+
+Relative seats: 0 = the observer, then clockwise. Collector's (own hand and own
 commitment, who has committed, hand and stock sizes, this round's revealed cards, last round's
 plays, takes and draw counts, every claim of the last round (`last_claimed`: with `last_taken_by`
 and `last_drawn`, who won each contest and what each loser drew instead), the cards known to be in
@@ -59,15 +73,19 @@ Layout for N = 2:
 
 {state}
 
-**Rewards.** `reward_mode="rank"` (default): terminal and zero-sum from the final ranking by game
+## Rewards
+
+`reward_mode="rank"` (default): terminal and zero-sum from the final ranking by game
 total (equal totals tied; with `single_deal`, by that deal's points). `reward_mode="score"`: at
 the end of each scored deal every player gets (its deal points − the table's mean) / 12. A
 truncated game (`max_deals` deals, or a void `single_deal` deal) gives 0 to all in rank mode.
 
-**Infos at the end.** `score`: game total; `rank`: competition rank, 1 = best (everyone 1 when
+## Infos at the end
+
+`score`: game total; `rank`: competition rank, 1 = best (everyone 1 when
 truncated).
 
-**Options**:
+## Options
 
 | Name | Default | Meaning |
 |---|---|---|
@@ -85,15 +103,43 @@ truncated).
 one card at a time clockwise from the dealer's left; the rest is the stock. Later deals shuffle
 from the seed.
 
-**Version history.** v0: first release. v0, information update: the observation gains `last_claimed`
-(every claim of the last round, so a contest loser no longer looks like a player who chose to draw),
-`callers` (the last deal's callers of "Hot") and `first_place` (the winners, at the end); the action
-space gains `wait` (16), the Parallel API's no-op for a live player with nothing to do; the
-rendering shows every revealed choice, each contest's result, the callers and winners. v0, exact
-results: rank rewards are the exact average of the tied places rounded once (a draw pays exactly
-0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an illegal move (`ended`
-[1, 1], nobody to act). Every action is a hidden commitment: `public_action` says what the table saw
-("commits").
+## Termination and truncation
+
+A round is one PLAY and one ACQUIRE phase. A deal ends after the first round at whose end one or
+more players hold all 13 ranks (a scored deal: the callers score, every hand is laid down), or,
+void, after `max_rounds_per_deal` rounds without a caller (nobody scores, no hand is laid down).
+The end-of-game check follows every deal.
+
+- **Terminated** (`terminations[agent]` True for every agent): after a scored deal in which some
+  total reaches `target_points`; with `single_deal`, after the deal if it was scored.
+- **Truncated** (`truncations[agent]` True for every agent, `terminations` False): with
+  `single_deal`, after a void deal; otherwise after the `max_deals`-th deal (default 100),
+  scored or void, if no total has reached `target_points`.
+
+A truncated game has no winner: every agent has `rank` 1, and in `"rank"` mode a reward of 0; in
+`"score"` mode every scored deal, the last one included, was paid at its end, and the cut adds
+nothing (a void deal pays nothing). `infos[agent]["score"]` is the game total (with
+`single_deal`, that deal's points: 0 for all after a void deal). The Parallel API returns the
+same flags, rewards and infos from the step that ends the game, and then has no agents left.
+
+With `env()` (and `parallel_env()`), an illegal action ends the game at once: -1 for the mover
+(the first illegal mover in asking order), 0 for everyone else, every agent both terminated and
+truncated (as PettingZoo's `TerminateIllegalWrapper` leaves them), and `infos` get no `score` or
+`rank`; `raw_env()` and `parallel_raw_env()` raise `IllegalActionError` (a `ValueError`) and
+change nothing.
+
+## Version history
+
+- v0: first release.
+- v0, information update: the observation gains `last_claimed` (every claim of the last round, so
+  a contest loser no longer looks like a player who chose to draw), `callers` (the last deal's
+  callers of "Hot") and `first_place` (the winners, at the end); the action space gains `wait`
+  (16), the Parallel API's no-op for a live player with nothing to do; the rendering shows every
+  revealed choice, each contest's result, the callers and winners.
+- v0, exact results: rank rewards are the exact average of the tied places rounded once (a draw
+  pays exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an
+  illegal move (`ended` [1, 1], nobody to act). Every action is a hidden commitment:
+  `public_action` says what the table saw ("commits").
 """
 
 from __future__ import annotations
@@ -119,7 +165,7 @@ parallel_env, parallel_raw_env = parallel_constructor(raw_env)
 add_parallel_state(parallel_raw_env)  # state() and state_space: the AEC env's underneath
 
 __doc__ = __doc__.replace("{layout}", hot_view.make_layout(2).table())
-__doc__ = __doc__.replace("{state}", state_doc("**State (privileged).**", hot_state.table(HotRules())))
+__doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", hot_state.table(HotRules())))
 raw_env.__doc__ = __doc__
 
 #: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page;
