@@ -41,47 +41,48 @@ warning that only their actions and results can be checked.
 
 Format (``format_version`` 2), one JSON object per line, fields in this order:
 
-==================  =====================  ====================================================
-field               type                   meaning
-==================  =====================  ====================================================
-``format``          str                    ``"card_envs.records"``
-``format_version``  int                    ``2``; a reader refuses a version it does not know
-                                           (``1``, without trace and checksum, still reads)
-``library_version`` str                    ``card_envs.__version__`` of the writer
-``env``             str                    the environment's ``metadata["name"]``, its version
-                                           in the suffix (``"golf_v0"``)
-``options``         object                 the table's options, as passed to ``env(**options)``
-``seed``            int >= 0               ``env.reset(seed=seed, ...)``; with a stacked deck it
-                                           still draws what the deck does not fix (the dealer,
-                                           later rounds' shuffles)
-``deck``            list[str] or null      the stacked deck, top card first, in the cards.py
-                                           notation (``"As"``, ``"Td"``, ``"RJ"``): ``reset(seed=
-                                           seed, options={"deck": deck})``; null: shuffled
-``agents``          list[str|null] or null each seat's agent spec (``agents.load``), in seat
-                                           order; null where unknown (a person, an object)
-``actions``         list[list]             every action in the order played, each
-                                           ``[actor, action, name]``: ``["player_1", 6, "draw
-                                           stock"]``, the seat that acted, the action's index,
-                                           its name (``env.unwrapped.action_to_string`` just
-                                           before the step)
-``end``             str                    ``"terminated"``, ``"truncated"`` (the game's own
-                                           cut-off) or ``"illegal"`` (the last action was illegal:
-                                           ``env()`` ended the game, -1 for its actor)
-``scores``          list or null           each seat's final ``infos[agent]["score"]``; null
-                                           after an illegal action (no scores are given then)
-``ranks``           list[int] or null      each seat's final ``infos[agent]["rank"]`` (1 = best)
-``rewards``         list[float] or null    each seat's total reward of the game: the sum of
-                                           every reward ``env.last()`` gave it; null when the
-                                           writer did not count them
-``trace``           str                    4 hex digits per step (the reset, then each action):
-                                           the first digits of the running BLAKE2b-128 digest of
-                                           every ``state()`` (and generator state) so far
-``digest``          str                    the running digest after the last step, 32 hex digits
-``meta``            object (optional)      anything the writer adds (``source``, ``deal``,
-                                           ``game``); never checked, not in the checksum
-``checksum``        str                    SHA-256 (64 hex digits) of the line's other fields but
-                                           ``meta``, as compact JSON in this order
-==================  =====================  ====================================================
+====================  =====================  ====================================================
+field                 type                   meaning
+====================  =====================  ====================================================
+``format``            str                    ``"card_envs.records"``
+``format_version``    int                    ``2``; a reader refuses a version it does not know
+                                             (``1``, without trace and checksum, still reads)
+``library_version``   str                    ``card_envs.__version__`` of the writer
+``env``               str                    the environment's ``metadata["name"]``, its version
+                                             in the suffix (``"golf_v0"``)
+``options``           object                 the table's options, as passed to ``env(**options)``
+``seed``              int >= 0               ``env.reset(seed=seed, ...)``; with a stacked deck it
+                                             still draws what the deck does not fix (the dealer,
+                                             later rounds' shuffles)
+``deck``              list[str] or null      the stacked deck, top card first, in the cards.py
+                                             notation (``"As"``, ``"Td"``, ``"RJ"``): ``reset(seed=
+                                             seed, options={"deck": deck})``; null: shuffled
+``agents``            list or null           each seat's agent spec (``agents.load``), in seat
+                                             order, a str or null where unknown (a person, an
+                                             object)
+``actions``           list[list]             every action in the order played, each
+                                             ``[actor, action, name]``: ``["player_1", 6, "draw
+                                             stock"]``, the seat that acted, the action's index,
+                                             its name (``env.unwrapped.action_to_string`` just
+                                             before the step)
+``end``               str                    ``"terminated"``, ``"truncated"`` (the game's own
+                                             cut-off) or ``"illegal"`` (the last action was illegal:
+                                             ``env()`` ended the game, -1 for its actor)
+``scores``            list or null           each seat's final ``infos[agent]["score"]``; null
+                                             after an illegal action (no scores are given then)
+``ranks``             list[int] or null      each seat's final ``infos[agent]["rank"]`` (1 = best)
+``rewards``           list[float] or null    each seat's total reward of the game: the sum of
+                                             every reward ``env.last()`` gave it; null when the
+                                             writer did not count them
+``trace``             str                    4 hex digits per step (the reset, then each action):
+                                             the first digits of the running BLAKE2b-128 digest of
+                                             every ``state()`` (and generator state) so far
+``digest``            str                    the running digest after the last step, 32 hex digits
+``meta``              object (optional)      anything the writer adds (``source``, ``deal``,
+                                             ``game``); never checked, not in the checksum
+``checksum``          str                    SHA-256 (64 hex digits) of the line's other fields but
+                                             ``meta``, as compact JSON in this order
+====================  =====================  ====================================================
 
 A line missing a field, holding an unknown one, a value of the wrong type, an unknown
 environment or format version is a ValueError naming the field; so is a replay that does not
