@@ -82,6 +82,8 @@ def main(argv=None) -> int:
     cli.add_config_arguments(ap, "game options laid over each game's benchmark configuration")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--out")
+    ap.add_argument("--json", help="also write the measured rows, the command and the machine as JSON here "
+                                   "(the documentation's Baselines page reads benchmarks/baselines_results.json)")
     ap.add_argument("--pretrained", action="store_true",
                     help="print the table of the shipped PPO policies' final evaluations (agents/pretrained/*.json)")
     args = ap.parse_args(argv)
@@ -110,6 +112,7 @@ def main(argv=None) -> int:
             f"margin (95% CI) | {args.agent} sole 1st (95% CI) | shared 1st | games |",
             "|---|---|---:|---:|---:|---:|---:|---:|",
         ]
+        measured = []
         for name, cfg in plan:
             result = tournament(name, [args.agent, args.against], args.games, cfg, seed=0, workers=args.workers,
                                 progress=True, field=True)
@@ -122,6 +125,8 @@ def main(argv=None) -> int:
                 f"{a['shared_first_rate']:.3f} | {len(result.games)} |"
             )
             print(rows[-1], flush=True)
+            measured.append({"game": name, "config": cfg, "agent": args.agent, "against": args.against,
+                             "games": len(result.games), "agent_summary": a, "against_summary": b, "pair": p})
     except cli.USER_ERRORS as e:
         return cli.report(e)
     table = "\n".join(rows)
@@ -132,6 +137,16 @@ def main(argv=None) -> int:
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(table + "\n")
+    if args.json:
+        import json
+        import time
+
+        record = {"command": "python -m training.baselines " + " ".join(sys.argv[1:] if argv is None else argv),
+                  "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+                             f"Python {platform.python_version()}",
+                  "date": time.strftime("%Y-%m-%d %H:%M"), "rows": measured}
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(record, indent=1, default=str) + "\n")
     return 0
 
 
