@@ -13,6 +13,10 @@ are the rules engine's 32-bit masks over deck indices ``8·suit + rank``, held i
     order  (N, 32)    int64   scratch: a deal's card order
     points (N, 4)     int64   scratch: a deal's points
 
+The arrays, the seat table's columns and the row's fields are declared with the state
+(``rules.STATE``); the finishing order is kept as its length and two seats (``num_out``,
+``out0``, ``out1``), converted in ``Kernels.dump``/``load``.
+
 Each kernel reads like the ``GuillotineRules`` method it mirrors: ``_new_game`` is ``new_game``,
 ``_start_deal`` / ``_begin_play`` / ``_play_to_trick`` / ``_close_trick`` / ``_trick_points`` /
 ``_domino_step`` / ``_end_domino_turn`` / ``_end_deal`` are the methods of the same names,
@@ -58,24 +62,39 @@ from card_envs.guillotine.rules import (
     SPADES,
     SPADES_SUIT,
     TRICK,
+    STATE,
     TRICK_STRENGTH,
     GuillotineRules,
     GuillotineState,
 )
+from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
 from card_envs.vector import (GameKernels, add_rank_rewards, final_result, randbelow, shuffle, store_final_obs, threaded,
                               wait_row)
 
 N = NUM_PLAYERS
 assert N == 4  # relative seats are computed as ``& 3``
-# fields of ``seat``
-HAND, PLAYED, ABSENT, TAKEN, TRICK_CARD, WON, USED, TOTAL, LAST = range(9)
-NUM_SEAT_FIELDS = 9
-# fields of ``row``
-(PHASE, CUR, TERMINATED, DEAL, FIRST_DEALER, DEALER, CONTRACT, TRICK_SIZE, LEADER, LED, TRICKS_DONE,
- FIRST_WINNER, LAST_WINNER, TABLE, PLAYABLE, ANCHOR, NOUT, OUT0, OUT1) = range(19)
-NUM_FIELDS = 19
+SCORE_SCALE = guillotine_view.SCORE_SCALE  # the view's scale of totals and points
+# fields of ``seat`` and ``row`` (declared with the state: ``rules.STATE``)
+HAND, PLAYED, ABSENT, TAKEN, TRICK_CARD, WON, USED, TOTAL, LAST = (STATE.column("seat", f) for f in (
+    "hand", "played", "absent", "taken", "trick", "tricks_won", "used", "total", "last_deal"))
+PHASE, CUR, TERMINATED, DEAL, FIRST_DEALER, DEALER, CONTRACT = (STATE.row(f) for f in (
+    "phase", "current_player", "terminated", "deal", "first_dealer", "dealer", "contract"))
+TRICK_SIZE, LEADER, LED, TRICKS_DONE, FIRST_WINNER, LAST_WINNER = (STATE.row(f) for f in (
+    "trick_size", "leader", "led", "tricks_done", "first_winner", "last_winner"))
+TABLE, PLAYABLE, ANCHOR, NOUT, OUT0, OUT1 = (STATE.row(f) for f in (
+    "table", "playable", "anchor", "num_out", "out0", "out1"))
 # the configuration, as one int array
-C_NUM_DEALS, C_FIXED, C_FIRST_DEALER, C_EVERY_KING, C_BONUS, C_SCORE_MODE, C_SINGLE = range(7)
+CONFIG = ConfigArray(
+    ("num_deals", lambda r: r.config.num_deals),
+    ("fixed_contract", lambda r: -1 if r.fixed_contract is None else r.fixed_contract),
+    ("first_dealer", lambda r: -1 if r.config.first_dealer == "random" else r.config.first_dealer),
+    ("every_king", lambda r: r.config.king_rule == "every_king"),
+    ("ace_bonus", lambda r: r.config.ace_bonus),
+    ("score_mode", lambda r: r.config.reward_mode == "score"),
+    ("single", lambda r: r.config.mode == "single"),
+)
+C_NUM_DEALS, C_FIXED, C_FIRST_DEALER, C_EVERY_KING, C_BONUS, C_SCORE_MODE, C_SINGLE = map(CONFIG.index, (
+    "num_deals", "fixed_contract", "first_dealer", "every_king", "ace_bonus", "score_mode", "single"))
 
 # offsets into the observation, from the view's Layout (the same for every configuration), as
 # compile-time constants: O_* in floats, W_* (the 32-wide card segments) in uint64 words
@@ -502,14 +521,14 @@ def _encode_row(seat, row, cfg, tab, rows, seats, out, w):
         x[O_HAND_SIZES + k] = np.float32(_popcount(seat[g, p, HAND]) / HAND_SIZE)
         t = seat[g, p, TOTAL]
         if t > 0:
-            x[O_TOTALS_PLUS + k] = np.float32(t / 100.0)
+            x[O_TOTALS_PLUS + k] = np.float32(t / SCORE_SCALE)
         elif t < 0:
-            x[O_TOTALS_MINUS + k] = np.float32(-t / 100.0)
+            x[O_TOTALS_MINUS + k] = np.float32(-t / SCORE_SCALE)
         t = seat[g, p, LAST]
         if t > 0:
-            x[O_LAST_PLUS + k] = np.float32(t / 100.0)
+            x[O_LAST_PLUS + k] = np.float32(t / SCORE_SCALE)
         elif t < 0:
-            x[O_LAST_MINUS + k] = np.float32(-t / 100.0)
+            x[O_LAST_MINUS + k] = np.float32(-t / SCORE_SCALE)
 
 
 @njit(cache=True)
@@ -572,12 +591,7 @@ class Kernels(GameKernels):
     def __init__(self, rules: GuillotineRules):
         cfg = rules.config
         super().__init__(rules, guillotine_view)
-        self.cfg = np.array(
-            [cfg.num_deals, -1 if rules.fixed_contract is None else rules.fixed_contract,
-             -1 if cfg.first_dealer == "random" else cfg.first_dealer, int(cfg.king_rule == "every_king"),
-             int(cfg.ace_bonus), int(cfg.reward_mode == "score"), int(cfg.mode == "single")],
-            dtype=np.int64,
-        )
+        self.cfg = CONFIG.array(rules)
         self.strength = np.array(TRICK_STRENGTH[cfg.trick_rank_order], dtype=np.int64)
         # the encoder's constants come from view.LAYOUT: it must be this configuration's layout, its
         # card segments 32 wide, laid end to end up to led_suit (written whole, eight bytes at a
@@ -590,13 +604,9 @@ class Kernels(GameKernels):
         self._no_decks = np.zeros((1, 1), dtype=np.int64)
 
     def allocate(self, num_envs: int) -> dict[str, np.ndarray]:
-        return {
-            "seat": np.zeros((num_envs, N, NUM_SEAT_FIELDS), dtype=np.int64),
-            "row": np.zeros((num_envs, NUM_FIELDS), dtype=np.int64),
-            "rng": np.zeros(num_envs, dtype=np.uint64),
-            "order": np.zeros((num_envs, NUM_CARDS), dtype=np.int64),  # scratch: a deal's card order
-            "points": np.zeros((num_envs, N), dtype=np.int64),  # scratch: a deal's points
-        }
+        return STATE.allocate(num_envs, {PLAYERS: N, CARDS: NUM_CARDS},
+                              KernelArray("order", np.int64, (CARDS,)),  # scratch: a deal's card order
+                              KernelArray("points", np.int64, (PLAYERS,)))  # scratch: a deal's points
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
@@ -626,42 +636,12 @@ class Kernels(GameKernels):
     # ----------------------------------------------------------------- exchange with rules
     def dump(self, a, g: int) -> GuillotineState:
         """Game g as a ``GuillotineState`` (its ``rng`` a numpy Generator seeded from the row's)."""
-        r = [int(x) for x in a["row"][g]]
-        st = a["seat"][g]
-
-        def col(f):
-            return [int(st[p, f]) for p in range(N)]
-
+        r = a["row"][g]
         s = GuillotineState()
-        s.phase = r[PHASE]
-        s.current_player = r[CUR]
-        s.terminated = bool(r[TERMINATED])
+        STATE.dump(a, g, s)
         s.truncated = False
-        s.rng = np.random.default_rng(int(a["rng"][g]))
-        s.deal = r[DEAL]
         s.num_deals = int(self.cfg[C_NUM_DEALS])
-        s.first_dealer = r[FIRST_DEALER]
-        s.dealer = r[DEALER]
-        s.contract = r[CONTRACT]
-        s.used = col(USED)
-        s.hands = col(HAND)
-        s.played = col(PLAYED)
-        s.absent = col(ABSENT)
-        s.trick = col(TRICK_CARD)
-        s.trick_size = r[TRICK_SIZE]
-        s.leader = r[LEADER]
-        s.led = r[LED]
-        s.tricks_done = r[TRICKS_DONE]
-        s.taken = col(TAKEN)
-        s.tricks_won = col(WON)
-        s.first_winner = r[FIRST_WINNER]
-        s.last_winner = r[LAST_WINNER]
-        s.table = r[TABLE]
-        s.playable = r[PLAYABLE]
-        s.anchor = r[ANCHOR]
-        s.out = [r[OUT0], r[OUT1]][: r[NOUT]]
-        s.totals = col(TOTAL)
-        s.last_deal = col(LAST)
+        s.out = [int(r[OUT0]), int(r[OUT1])][: r[NOUT]]
         return s
 
     def load(self, a, g: int, s: GuillotineState) -> None:
@@ -669,34 +649,8 @@ class Kernels(GameKernels):
         if s.num_deals != self.cfg[C_NUM_DEALS]:
             raise ValueError(f"the state is a game of {s.num_deals} deal(s), this configuration plays "
                              f"{self.cfg[C_NUM_DEALS]}")
-        st = a["seat"][g]
-        for p in range(N):
-            st[p, HAND] = s.hands[p]
-            st[p, PLAYED] = s.played[p]
-            st[p, ABSENT] = s.absent[p]
-            st[p, TAKEN] = s.taken[p]
-            st[p, TRICK_CARD] = s.trick[p]
-            st[p, WON] = s.tricks_won[p]
-            st[p, USED] = s.used[p]
-            st[p, TOTAL] = s.totals[p]
-            st[p, LAST] = s.last_deal[p]
+        STATE.load(a, g, s)
         r = a["row"][g]
-        r[PHASE] = s.phase
-        r[CUR] = s.current_player
-        r[TERMINATED] = int(s.terminated)
-        r[DEAL] = s.deal
-        r[FIRST_DEALER] = s.first_dealer
-        r[DEALER] = s.dealer
-        r[CONTRACT] = s.contract
-        r[TRICK_SIZE] = s.trick_size
-        r[LEADER] = s.leader
-        r[LED] = s.led
-        r[TRICKS_DONE] = s.tricks_done
-        r[FIRST_WINNER] = s.first_winner
-        r[LAST_WINNER] = s.last_winner
-        r[TABLE] = s.table
-        r[PLAYABLE] = s.playable
-        r[ANCHOR] = s.anchor
         r[NOUT] = len(s.out)
         r[OUT0] = s.out[0] if len(s.out) > 0 else -1
         r[OUT1] = s.out[1] if len(s.out) > 1 else -1

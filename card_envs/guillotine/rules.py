@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from card_envs import cards
-from card_envs.generators import copy_generator
 from card_envs.options import build_config, check_bool, check_choice, check_reward_mode, check_seat_or_random
+from card_envs.schema import GENERATOR, LIST, VALUE, Derived, Field, Row, SeatColumn, StateSchema
 from card_envs.scoring import competition_ranks
 
 NAME = "guillotine_v0"
@@ -150,8 +150,49 @@ class GuillotineConfig:
         return 1 if self.mode == "single" else NUM_DEALS
 
 
-class GuillotineState:
-    """Everything on the table. Card sets are masks over the deck indices (see the module doc).
+STATE = StateSchema(
+    "GuillotineState",
+    Field("phase", VALUE, "CHOOSE, TRICK, DOMINO_TURN, BONUS or OVER", Row("phase")),
+    Field("current_player", VALUE, "the seat to act (-1 once over)", Row("current_player")),
+    Field("terminated", VALUE, "True once the last deal has ended", Row("terminated", as_bool=True)),
+    Field("truncated", VALUE, "always False: no limit cuts a game off", Derived()),
+    Field("rng", GENERATOR, "the game's generator (the first dealer and each deal's shuffle)"),
+    Field("deal", VALUE, "the current deal's index, 0-based", Row("deal")),
+    Field("num_deals", VALUE, "the episode's length: 24 deals, or 1 in single mode (public)", Derived()),
+    Field("first_dealer", VALUE, "the first deal's dealer", Row("first_dealer")),
+    Field("dealer", VALUE, "this deal's dealer", Row("dealer")),
+    Field("contract", VALUE, "this deal's contract (ROYALTY .. DOMINO), -1 until chosen", Row("contract")),
+    Field("used", LIST, "each seat's contracts chosen as dealer (a 6-bit mask)", SeatColumn("seat", "used")),
+    Field("hands", LIST, "each seat's hand (a card mask)", SeatColumn("seat", "hand")),
+    Field("played", LIST, "each seat's cards played this deal (a card mask)", SeatColumn("seat", "played")),
+    Field("absent", LIST, "each seat's cards public play proves it does not hold (a card mask)",
+          SeatColumn("seat", "absent")),
+    Field("trick", LIST, "the card each seat put on the current trick (-1: none yet)", SeatColumn("seat", "trick")),
+    Field("trick_size", VALUE, "cards on the current trick", Row("trick_size")),
+    Field("leader", VALUE, "the seat that led the current trick (-1: none)", Row("leader")),
+    Field("led", VALUE, "the suit led to the current trick (-1: none)", Row("led")),
+    Field("tricks_done", VALUE, "tricks completed this deal", Row("tricks_done")),
+    Field("taken", LIST, "each seat's cards of the tricks it won this deal (a card mask)", SeatColumn("seat", "taken")),
+    Field("tricks_won", LIST, "each seat's tricks won this deal", SeatColumn("seat", "tricks_won")),
+    Field("first_winner", VALUE, "the seat that won this deal's first trick (-1: not yet)", Row("first_winner")),
+    Field("last_winner", VALUE, "the seat that won this deal's last trick (-1: not yet)", Row("last_winner")),
+    Field("table", VALUE, "Domino: the layout (a card mask)", Row("table")),
+    Field("playable", VALUE, "Domino: the cards that extend the layout (a card mask)", Row("playable")),
+    Field("anchor", VALUE, "Domino: the anchor rank, the opening card's (-1: none yet)", Row("anchor")),
+    Field("out", LIST, "Domino: the seats out of cards, first out first", Derived(arrays=("row",))),
+    Field("totals", LIST, "each seat's total", SeatColumn("seat", "total")),
+    Field("last_deal", LIST, "each seat's points in the last finished deal", SeatColumn("seat", "last_deal")),
+    row_dtype=np.int64,
+    kernel_rows=("num_out", "out0", "out1"),
+    seat_fields={"seat": (("hand", "played", "absent", "taken", "trick", "tricks_won", "used", "total", "last_deal"),
+                          np.int64)},
+    doc="Everything on the table. Card sets are masks over the deck indices; per-seat lists are by absolute seat.",
+)
+
+
+class GuillotineState(STATE.base):
+    """Everything on the table (the fields: :data:`STATE`). Card sets are masks over the deck
+    indices (see the module doc).
 
     Per-seat lists are by absolute seat. ``trick[p]`` is the card seat p put on the current
     trick (-1 if none yet). ``absent[p]`` is the set of cards everyone knows p does not hold:
@@ -161,24 +202,7 @@ class GuillotineState:
     (24, or 1 in single mode), public.
     """
 
-    __slots__ = (
-        "phase", "current_player", "terminated", "truncated", "rng",
-        "deal", "num_deals", "first_dealer", "dealer", "contract", "used",
-        "hands", "played", "absent",
-        "trick", "trick_size", "leader", "led", "tricks_done", "taken", "tricks_won",
-        "first_winner", "last_winner",
-        "table", "playable", "anchor", "out",
-        "totals", "last_deal",
-    )
-
-    def copy(self) -> "GuillotineState":
-        """An independent copy (lists copied, the generator too)."""
-        t = GuillotineState()
-        for name in self.__slots__:
-            value = getattr(self, name)
-            setattr(t, name, value[:] if isinstance(value, list) else value)
-        t.rng = copy_generator(self.rng)
-        return t
+    __slots__ = ()
 
 
 class GuillotineRules:

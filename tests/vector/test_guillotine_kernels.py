@@ -95,7 +95,7 @@ def test_the_kernels_own_deal_from_a_stacked_deck_is_the_rules_engines(config):
         e = _raw(config, decks[i])
         s = e.game_state
         mine = venv.get_state(i)
-        for name in gr.GuillotineState.__slots__:
+        for name in gr.STATE.names:
             if name != "rng":
                 assert getattr(mine, name) == getattr(s, name), name
         agent = e.agent_selection

@@ -223,7 +223,7 @@ def test_twin_states_give_identical_samples():
             assert x.tobytes() == y.tobytes()
             a = guillotine_v0.sample_world(x, np.random.default_rng(step), **cfg)
             b = guillotine_v0.sample_world(y.copy(), np.random.default_rng(step), **cfg)
-            assert all(getattr(a, f) == getattr(b, f) for f in a.__slots__ if f != "rng")
+            assert all(getattr(a, f) == getattr(b, f) for f in a.SCHEMA.names if f != "rng")
             assert a.rng.integers(2**62) == b.rng.integers(2**62)
             compared += 1
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
