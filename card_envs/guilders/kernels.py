@@ -1,17 +1,19 @@
 """The Game of Guilders' batched twin: ``rules.py`` and ``view.py`` as compiled kernels.
 
-The state of N games, one row per game (struct of arrays; T = total cards, P = players):
+The state of N games, one row per game (struct of arrays; T = total cards, P = players), in the
+order the drivers take them (declared with the state: ``rules.STATE``):
 
     fan        (N, T)     int16   the face-down fan, index ``row[FAN_LEN] - 1`` drawn next
     disc       (N, T)     int16   the discard pile; ``disc_by`` (int32) who drew each, ``disc_call``
                                   (int16) the call each missed
-    pile_card  (N, P, T)  int16   every score pile in scoring order; ``pile_val`` (int8) the values
-    pile_len   (N, P)     int32
     lost, aside (N, T)    int16   cards the evil penalty took out; jokers set aside (in order)
-    counts     (N, 4, 54) int32   per card: [scored, lost, set aside, in the discard pile]
     stats      (N, P, 5)  int32   per seat: [score, cards worth 1, 5, 10, 15]
     known      (N, P, 54) int16   per seat: the discards it drew itself
-    miss       (N, P, 70) int16   per seat and call: its misses now in the discard pile
+    miss       (N, P, 70) int16   per seat and call: its misses now in the discard pile; ``miss_all``
+                                  (N, 70) and ``miss_seat`` (N, P) (int32) its sums over seats and calls
+    pile_card  (N, P, T)  int16   every score pile in scoring order; ``pile_val`` (int8) the values
+    pile_len   (N, P)     int32
+    counts     (N, 4, 54) int32   per card: [scored, lost, set aside, in the discard pile]
     row        (N, F)     int32   per game scalars, named by the field constants below
     rng        (N,)       uint64  each game's own generator
 
@@ -28,7 +30,6 @@ from numba import njit, prange
 from card_envs import cards
 from card_envs.guilders import view as guilders_view
 from card_envs.guilders.rules import (
-    CARD_POINTS,
     JOKER_CALL,
     JOKER_POINTS,
     MATCH_POINTS,
@@ -37,28 +38,49 @@ from card_envs.guilders.rules import (
     JOKER_SCORED,
     NUM_ACTIONS,
     PENALTY,
-    RANK_POINTS,
     REFANNED,
     RESHUFFLED,
+    REWARD_SCALE,
     SET_ASIDE,
-    SUIT_POINTS,
+    STATE,
+    VALUES,
     GuildersRules,
     GuildersState,
 )
 from card_envs.guilders.view import MISS_SCALE, NUM_EVENTS, SCORE_SCALE
+from card_envs.schema import CARDS, PLAYERS, ConfigArray
 from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
 
 NUM_CARDS = cards.NUM_CARDS
-# fields of ``row``
-(CUR, TERMINATED, TRUNCATED, TURN, FAN_LEN, DISC_LEN, LOST_LEN, ASIDE_LEN, REFANS,
- L_MOVER, L_CALL, L_CARD, L_PUBLIC, L_EVENTS, L_GAIN, L_LOSS, L_LOST, L_PLACE_ZONE, L_PLACE_IDX) = range(19)
-NUM_FIELDS = 19
-PLACE_NONE, PLACE_DISCARDS, PLACE_FAN = 0, 1, 2
+NUM_STATS = 1 + len(VALUES)  # the columns of ``stats``: the score, then the cards of each value
+# fields of ``row`` (declared with the state: ``rules.STATE``)
+CUR, TERMINATED, TRUNCATED, TURN, REFANS = (
+    STATE.row(f) for f in ("current_player", "terminated", "truncated", "turn", "refans_left"))
+FAN_LEN, DISC_LEN, LOST_LEN, ASIDE_LEN = (STATE.row(f) for f in ("fan_len", "disc_len", "lost_len", "aside_len"))
+L_MOVER, L_CALL, L_CARD, L_PUBLIC, L_EVENTS, L_GAIN, L_LOSS, L_LOST = (STATE.row(f) for f in (
+    "last_mover", "last_call", "last_card", "last_public", "last_events", "last_gain", "last_loss", "last_lost_card"))
+L_PLACE_ZONE, L_PLACE_IDX = STATE.row("last_place_zone"), STATE.row("last_place_index")
+PLACE_NONE, PLACE_DISCARDS, PLACE_FAN = 0, 1, 2  # ``row[L_PLACE_ZONE]``: the rules' last_place None, "discards", "fan"
 # ``counts`` rows
 SCORED, LOST, ASIDE, DISCARDED = range(4)
 # the configuration, as one int array
+CONFIG = ConfigArray(
+    ("players", lambda r: r.config.num_players),
+    ("public_discards", lambda r: r.config.public_discards),
+    ("evil_joker", lambda r: r.config.evil_joker),
+    ("good_joker", lambda r: r.config.good_joker),
+    ("chaotic_joker", lambda r: r.config.chaotic_joker),
+    ("refan_discards", lambda r: r.config.refan_discards),
+    ("start_player", lambda r: -1 if r.config.start_player == "random" else r.config.start_player),
+    ("max_turns", lambda r: r.config.max_turns),
+    ("score_mode", lambda r: r.reward_mode == "score"),
+    ("total_cards", lambda r: r.config.total_cards),
+    ("max_copies", lambda r: r.max_copies),
+)
 (C_PLAYERS, C_PUBLIC, C_EVIL, C_GOOD, C_CHAOTIC, C_REFANS, C_START, C_MAX_TURNS, C_SCORE_MODE,
- C_TOTAL, C_COPIES) = range(11)
+ C_TOTAL, C_COPIES) = map(CONFIG.index, (
+    "players", "public_discards", "evil_joker", "good_joker", "chaotic_joker", "refan_discards", "start_player",
+    "max_turns", "score_mode", "total_cards", "max_copies"))
 # offsets into the observation (``offs`` indices), from the view's Layout
 _SEGMENTS = ("fan_size", "known_discards", "last_call", "last_card", "last_events", "last_points",
              "last_lost_card", "miss_calls", "own_miss_calls", "holder", "scored_value", "scored_place",
@@ -72,7 +94,7 @@ T_MISS, T_SCORE, T_COUNT, T_HOLDER, T_VALUE, T_PLACE = range(6)
 _MATCH = np.array(MATCH_POINTS, dtype=np.int64)
 #: ``_VALUE_INDEX[v]``: the stats column of a card worth v points (1, 5, 10, 15)
 _VALUE_INDEX = np.full(JOKER_POINTS + 1, -1, dtype=np.int64)
-for _i, _v in enumerate((SUIT_POINTS, RANK_POINTS, CARD_POINTS, JOKER_POINTS)):
+for _i, _v in enumerate(VALUES):
     _VALUE_INDEX[_v] = 1 + _i
 
 
@@ -87,8 +109,6 @@ def _score(pile_card, pile_val, pile_len, counts, stats, g, p, x, value):
     stats[g, p, 0] += value
     stats[g, p, _VALUE_INDEX[value]] += 1
     counts[g, SCORED, x] += 1
-
-
 
 
 @njit(cache=True)
@@ -150,7 +170,7 @@ def _penalty(pile_card, pile_val, pile_len, counts, stats, lost, row, g, p):
 
 
 @njit(cache=True, inline="always")
-def _new_games_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, deck, rows, decks, stacked, w):
+def _new_games_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, w):
     """Shuffle every card into a face-down fan (or take the stacked deck, drawn top card first);
     empty discard pile and score piles; ``start_player`` calls first."""
     n = cfg[C_PLAYERS]
@@ -173,7 +193,7 @@ def _new_games_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len,
     row[g, REFANS] = cfg[C_REFANS]
     for p in range(n):
         pile_len[g, p] = 0
-        for v in range(5):
+        for v in range(NUM_STATS):
             stats[g, p, v] = 0
     for r in range(4):
         for c in range(NUM_CARDS):
@@ -192,19 +212,19 @@ def _new_games_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len,
 
 
 @njit(cache=True)
-def new_games_serial(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, deck, rows, decks, stacked):
+def new_games_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked):
     for w in range(rows.shape[0]):
-        _new_games_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, deck, rows, decks, stacked, w)
+        _new_games_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, w)
 
 
 @njit(cache=True, parallel=True)
-def new_games_parallel(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, deck, rows, decks, stacked):
+def new_games_parallel(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked):
     for w in prange(rows.shape[0]):
-        _new_games_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, deck, rows, decks, stacked, w)
+        _new_games_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, w)
 
 
 @njit(cache=True, inline="always")
-def _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc, g):
+def _step_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, g):
     """One whole turn (CALL, DRAW, RESOLVE, ADVANCE) in every game (``GuildersRules.apply``)."""
     n = cfg[C_PLAYERS]
     for q in range(n):
@@ -306,32 +326,32 @@ def _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost
     delta = gain - loss
     if delta != 0 and cfg[C_SCORE_MODE]:
         if n == 1:
-            rewards[g, 0] += np.float32(delta / 10.0)
+            rewards[g, 0] += np.float32(delta / REWARD_SCALE)
         else:  # (points gained - mean gained by the table) / 10, for every seat
-            others = -delta / (n * 10.0)
+            others = -delta / (n * REWARD_SCALE)
             for q in range(n):
                 rewards[g, q] += np.float32(others)
-            rewards[g, p] = np.float32(0.0 + delta * (n - 1) / (n * 10.0))
+            rewards[g, p] = np.float32(0.0 + delta * (n - 1) / (n * REWARD_SCALE))
     term[g] = row[g, TERMINATED] != 0
     trunc[g] = row[g, TRUNCATED] != 0
 
 
 @njit(cache=True)
-def step_serial(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc):
+def step_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc):
     for g in range(actions.shape[0]):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
         else:
-            _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc, g)
+            _step_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, g)
 
 
 @njit(cache=True, parallel=True)
-def step_parallel(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc):
+def step_parallel(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc):
     for g in prange(actions.shape[0]):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
         else:
-            _step_row(fan, disc, disc_by, disc_call, pile_card, pile_val, pile_len, lost, aside, counts, stats, known, miss, miss_all, miss_seat, row, rng, cfg, actions, rewards, term, trunc, g)
+            _step_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, g)
 
 
 @njit(cache=True, inline="always")
@@ -358,7 +378,7 @@ def legal_parallel(row, good_joker, mask):
 
 
 @njit(cache=True, inline="always")
-def _encode_row(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_all, miss_seat, row, cfg, deck_counts,
+def _encode_row(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts,
                 offs, tabs, rows, seats, out, w):
     """``view.view`` then ``Codec.encode``: game g's observation from seat ``seats[g]``. Every
     count is scaled through a table of the view's own float32 quotients (``Kernels.tabs``), so
@@ -428,8 +448,8 @@ def _encode_row(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_
     for k in range(n):
         p = (me + k) % n
         out[g, offs[O_SCORES] + k] = score[stats[g, p, 0]]
-        for v in range(4):
-            out[g, offs[O_PILES] + 4 * k + v] = np.float32(stats[g, p, 1 + v])
+        for v in range(NUM_STATS - 1):
+            out[g, offs[O_PILES] + (NUM_STATS - 1) * k + v] = np.float32(stats[g, p, 1 + v])
         out[g, offs[O_SEAT_MISSES] + k] = misses[miss_seat[g, p]]
     for a in range(NUM_ACTIONS):
         out[g, offs[O_MISS] + a] = misses[miss_all[g, a]]
@@ -454,19 +474,15 @@ def _encode_row(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_
 
 
 @njit(cache=True)
-def encode_serial(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_all, miss_seat, row, cfg, deck_counts, offs, tabs, rows, seats, out):
+def encode_serial(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out):
     for w in range(rows.shape[0]):
-        _encode_row(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_all, miss_seat, row, cfg, deck_counts, offs, tabs, rows, seats, out, w)
+        _encode_row(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out, w)
 
 
 @njit(cache=True, parallel=True)
-def encode_parallel(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_all, miss_seat, row, cfg, deck_counts, offs, tabs, rows, seats, out):
+def encode_parallel(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out):
     for w in prange(rows.shape[0]):
-        _encode_row(pile_card, pile_val, pile_len, counts, stats, known, miss, miss_all, miss_seat, row, cfg, deck_counts, offs, tabs, rows, seats, out, w)
-
-
-_ARRAYS = ("fan", "disc", "disc_by", "disc_call", "pile_card", "pile_val", "pile_len", "lost", "aside",
-           "counts", "stats", "known", "miss", "miss_all", "miss_seat", "row")
+        _encode_row(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out, w)
 
 
 class Kernels(GameKernels):
@@ -481,12 +497,7 @@ class Kernels(GameKernels):
         n = self.num_players
         layout = guilders_view.layout(rules)
         self.total = cfg.total_cards
-        self.cfg = np.array(
-            [n, int(cfg.public_discards), int(cfg.evil_joker), int(cfg.good_joker), int(cfg.chaotic_joker),
-             cfg.refan_discards, -1 if cfg.start_player == "random" else cfg.start_player, cfg.max_turns,
-             int(rules.reward_mode == "score"), cfg.total_cards, rules.max_copies],
-            dtype=np.int64,
-        )
+        self.cfg = CONFIG.array(rules)
         self.offs = np.array([layout.by_name[name].start for name in _SEGMENTS], dtype=np.int64)
         self.deck_counts = np.array(rules.deck_counts, dtype=np.int64)
         self._no_decks = np.zeros((1, 1), dtype=np.int64)
@@ -503,30 +514,11 @@ class Kernels(GameKernels):
         self.tabs[T_PLACE] = ((i + 1) / cfg.total_cards).astype(np.float32)
 
     def allocate(self, num_envs: int) -> dict[str, np.ndarray]:
-        n, t = self.num_players, self.total
-        return {
-            "fan": np.zeros((num_envs, t), dtype=np.int16),
-            "disc": np.zeros((num_envs, t), dtype=np.int16),
-            "disc_by": np.zeros((num_envs, t), dtype=np.int32),
-            "disc_call": np.zeros((num_envs, t), dtype=np.int16),
-            "pile_card": np.zeros((num_envs, n, t), dtype=np.int16),
-            "pile_val": np.zeros((num_envs, n, t), dtype=np.int8),
-            "pile_len": np.zeros((num_envs, n), dtype=np.int32),
-            "lost": np.zeros((num_envs, t), dtype=np.int16),
-            "aside": np.zeros((num_envs, t), dtype=np.int16),
-            "counts": np.zeros((num_envs, 4, NUM_CARDS), dtype=np.int32),
-            "stats": np.zeros((num_envs, n, 5), dtype=np.int32),
-            "known": np.zeros((num_envs, n, NUM_CARDS), dtype=np.int16),
-            "miss": np.zeros((num_envs, n, NUM_ACTIONS), dtype=np.int16),
-            "miss_all": np.zeros((num_envs, NUM_ACTIONS), dtype=np.int32),  # miss summed over seats
-            "miss_seat": np.zeros((num_envs, n), dtype=np.int32),  # miss summed over calls
-            "row": np.zeros((num_envs, NUM_FIELDS), dtype=np.int32),
-            "rng": np.zeros(num_envs, dtype=np.uint64),
-        }
+        return STATE.allocate(num_envs, {PLAYERS: self.num_players, CARDS: self.total})
 
     @staticmethod
     def _game(a):
-        return tuple(a[name] for name in _ARRAYS)
+        return STATE.arrays_of(a)
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
@@ -541,8 +533,8 @@ class Kernels(GameKernels):
 
     def encode(self, a, rows, seats, out) -> None:
         (encode_parallel if threaded(len(rows)) else encode_serial)(
-            a["pile_card"], a["pile_val"], a["pile_len"], a["counts"], a["stats"], a["known"], a["miss"],
-            a["miss_all"], a["miss_seat"], a["row"], self.cfg, self.deck_counts, self.offs, self.tabs, rows, seats, out)
+            a["stats"], a["known"], a["miss"], a["miss_all"], a["miss_seat"], a["pile_card"], a["pile_val"],
+            a["pile_len"], a["counts"], a["row"], self.cfg, self.deck_counts, self.offs, self.tabs, rows, seats, out)
 
     def points(self, a) -> np.ndarray:
         return a["stats"][:, :, 0]
@@ -551,73 +543,39 @@ class Kernels(GameKernels):
     def dump(self, a, g: int) -> GuildersState:
         """Game g as a ``GuildersState`` (its ``rng`` a numpy Generator seeded from the row's)."""
         rules = self.rules
-        n = self.num_players
         r = a["row"][g]
+        # a new game of these rules gives the configuration, the deck counts, the generator and the
+        # copy slots; every field the kernels keep is then set from the arrays
         s = rules.new_game(np.random.default_rng(int(a["rng"][g])), None)
-        s.current_player = int(r[CUR])
-        s.terminated, s.truncated = bool(r[TERMINATED]), bool(r[TRUNCATED])
-        s.turn = int(r[TURN])
-        s.fan = [int(c) for c in a["fan"][g, : r[FAN_LEN]]]
-        d = r[DISC_LEN]
-        s.discards = [int(c) for c in a["disc"][g, :d]]
-        s.discard_by = [int(p) for p in a["disc_by"][g, :d]]
-        s.discard_call = [int(c) for c in a["disc_call"][g, :d]]
-        s.piles = [[(int(c), int(v)) for c, v in zip(a["pile_card"][g, p, : a["pile_len"][g, p]],
-                                                      a["pile_val"][g, p, : a["pile_len"][g, p]])] for p in range(n)]
-        s.lost = [int(c) for c in a["lost"][g, : r[LOST_LEN]]]
-        s.set_aside = [int(c) for c in a["aside"][g, : r[ASIDE_LEN]]]
-        s.refans_left = int(r[REFANS])
-        s.stats = a["stats"][g].astype(np.int64)
+        STATE.dump(a, g, s)
+        # the counters the rules keep as int64 arrays (STATE.dump gives lists)
+        s.stats = np.array(s.stats, dtype=np.int64)
+        s.known = np.array(s.known, dtype=np.int64)
+        s.miss_calls = np.array(s.miss_calls, dtype=np.int64)
+        # the fields the kernels keep in another form
+        held, values = a["pile_card"][g], a["pile_val"][g]
+        s.piles = [[(int(c), int(v)) for c, v in zip(held[p, :m], values[p, :m])] for p, m in enumerate(a["pile_len"][g])]
         s.scored_counts = a["counts"][g, SCORED].astype(np.int64)
         s.lost_counts = a["counts"][g, LOST].astype(np.int64)
         s.aside_counts = a["counts"][g, ASIDE].astype(np.int64)
         s.discard_counts = a["counts"][g, DISCARDED].astype(np.int64)
-        s.known = a["known"][g].astype(np.int64)
-        s.miss_calls = a["miss"][g].astype(np.int64)
-        rules.index_piles(s)  # the per-copy mirrors of the piles, miss_all and miss_seat
-        s.last_mover, s.last_call, s.last_card = int(r[L_MOVER]), int(r[L_CALL]), int(r[L_CARD])
-        s.last_public = bool(r[L_PUBLIC])
-        s.last_events, s.last_gain, s.last_loss = int(r[L_EVENTS]), int(r[L_GAIN]), int(r[L_LOSS])
-        s.last_lost_card = int(r[L_LOST])
+        rules.index_piles(s)  # the per-copy mirrors of the piles, miss_all, miss_seat and face_down_counts
         zone = int(r[L_PLACE_ZONE])
         s.last_place = None if zone == PLACE_NONE else ("discards" if zone == PLACE_DISCARDS else "fan", int(r[L_PLACE_IDX]))
         return s
 
     def load(self, a, g: int, s: GuildersState) -> None:
         """Make game g the state ``s`` (the row's generator goes on)."""
-        n = self.num_players
+        STATE.load(a, g, s)
         r = a["row"][g]
-        r[CUR] = s.current_player
-        r[TERMINATED], r[TRUNCATED] = int(s.terminated), int(s.truncated)
-        r[TURN] = s.turn
-        r[FAN_LEN] = len(s.fan)
-        a["fan"][g, : len(s.fan)] = s.fan
-        r[DISC_LEN] = len(s.discards)
-        a["disc"][g, : len(s.discards)] = s.discards
-        a["disc_by"][g, : len(s.discards)] = s.discard_by
-        a["disc_call"][g, : len(s.discards)] = s.discard_call
-        for p in range(n):
-            pile = s.piles[p]
+        for p, pile in enumerate(s.piles):
             a["pile_len"][g, p] = len(pile)
             a["pile_card"][g, p, : len(pile)] = [c for c, _ in pile]
             a["pile_val"][g, p, : len(pile)] = [v for _, v in pile]
-        r[LOST_LEN] = len(s.lost)
-        a["lost"][g, : len(s.lost)] = s.lost
-        r[ASIDE_LEN] = len(s.set_aside)
-        a["aside"][g, : len(s.set_aside)] = s.set_aside
-        r[REFANS] = s.refans_left
-        a["stats"][g] = s.stats
         a["counts"][g, SCORED] = s.scored_counts
         a["counts"][g, LOST] = s.lost_counts
         a["counts"][g, ASIDE] = s.aside_counts
         a["counts"][g, DISCARDED] = s.discard_counts
-        a["known"][g] = s.known
-        a["miss"][g] = s.miss_calls
-        a["miss_all"][g] = s.miss_all
-        a["miss_seat"][g] = s.miss_seat
-        r[L_MOVER], r[L_CALL], r[L_CARD] = s.last_mover, s.last_call, s.last_card
-        r[L_PUBLIC] = int(s.last_public)
-        r[L_EVENTS], r[L_GAIN], r[L_LOSS], r[L_LOST] = s.last_events, s.last_gain, s.last_loss, s.last_lost_card
         if s.last_place is None:
             r[L_PLACE_ZONE], r[L_PLACE_IDX] = PLACE_NONE, 0
         else:

@@ -31,6 +31,22 @@ from card_envs.options import (
     check_reward_mode,
     check_seat_or_random,
 )
+from card_envs.schema import (
+    ARRAY,
+    CARDS,
+    LIST,
+    PLAYERS,
+    ROWS,
+    SHARED,
+    VALUE,
+    Array,
+    Derived,
+    Field,
+    KernelArray,
+    Pile,
+    Row,
+    StateSchema,
+)
 from card_envs.scoring import competition_ranks
 
 NAME = "guilders_v0"
@@ -139,8 +155,70 @@ class GuildersConfig:
         return 52 * self.num_decks + self.num_jokers
 
 
-class GuildersState:
-    """Everything on the table.
+STATE = StateSchema(
+    "GuildersState",
+    Field("config", SHARED, "the table's options (GuildersConfig), shared by every copy"),
+    Field("deck_counts", SHARED, "per card identity (0..53): its copies in the deck; read-only, shared by every copy"),
+    Field("rng", SHARED, "the generator of refans and chaotic reshuffles, shared by a copy (both draw from it)"),
+    Field("current_player", VALUE, "the seat to call (-1 once over)", Row("current_player")),
+    Field("terminated", VALUE, "True once the game ended by the rules", Row("terminated", as_bool=True)),
+    Field("truncated", VALUE, "True once it was cut off at max_turns", Row("truncated", as_bool=True)),
+    Field("turn", VALUE, "turns played", Row("turn")),
+    Field("refans_left", VALUE, "refans left (-1: unlimited)", Row("refans_left")),
+    Field("fan", LIST, "the face-down fan, its end the next card drawn", Pile("fan", np.int16, "fan_len")),
+    Field("discards", LIST, "the discard pile, in the order of the misses", Pile("disc", np.int16, "disc_len")),
+    Field("discard_by", LIST, "the seat that drew each discard", Pile("disc_by", np.int32, "disc_len")),
+    Field("discard_call", LIST, "the call each discard missed", Pile("disc_call", np.int16, "disc_len")),
+    Field("lost", LIST, "the cards the evil penalty took out of the game", Pile("lost", np.int16, "lost_len")),
+    Field("set_aside", LIST, "the jokers revealed and set aside, in order", Pile("aside", np.int16, "aside_len")),
+    Field("piles", ROWS, "each seat's score pile as (card, value) in scoring order",
+          Derived(("pile_card", "pile_val", "pile_len"))),
+    Field("stats", ARRAY, "per seat: [score, cards worth 1, 5, 10, 15]",
+          Array("stats", np.int32, (PLAYERS, 1 + len(VALUES)))),
+    Field("known", ARRAY, "per seat and card: the discards it drew itself",
+          Array("known", np.int16, (PLAYERS, cards.NUM_CARDS))),
+    Field("miss_calls", ARRAY, "per seat and call: its misses in the discard pile",
+          Array("miss", np.int16, (PLAYERS, NUM_ACTIONS))),
+    Field("miss_all", ARRAY, "per call: its misses in the discard pile, every seat's (miss_calls summed over seats)",
+          Array("miss_all", np.int32, (NUM_ACTIONS,))),
+    Field("miss_seat", ARRAY, "per seat: its misses in the discard pile (miss_calls summed over calls)",
+          Array("miss_seat", np.int32, (PLAYERS,))),
+    Field("scored_counts", ARRAY, "per card: copies in the score piles", Derived(("counts",))),
+    Field("lost_counts", ARRAY, "per card: copies the evil penalty took out of the game", Derived(("counts",))),
+    Field("aside_counts", ARRAY, "per card: jokers set aside", Derived(("counts",))),
+    Field("discard_counts", ARRAY, "per card: copies in the discard pile", Derived(("counts",))),
+    Field("face_down_counts", ARRAY,
+          "per card: copies in the fan and the discard pile (the deck minus the scored, lost and set-aside cards)",
+          Derived(("counts",))),
+    Field("card_holder", ARRAY, "per card and copy slot: the seat whose score pile holds it (-1: the slot is free)",
+          Derived(("pile_card", "pile_len"))),
+    Field("card_value", ARRAY, "per card and copy slot: its value in that pile (0 when free)",
+          Derived(("pile_card", "pile_val", "pile_len"))),
+    Field("card_place", ARRAY, "per card and copy slot: its index in that pile (-1 when free)",
+          Derived(("pile_card", "pile_len"))),
+    Field("last_mover", VALUE, "the seat that played the turn just played (-1 before the first)", Row("last_mover")),
+    Field("last_call", VALUE, "its call (-1 before the first turn)", Row("last_call")),
+    Field("last_card", VALUE, "the card it drew (-1 before the first turn)", Row("last_card")),
+    Field("last_public", VALUE, "True if that card was shown to everyone", Row("last_public", as_bool=True)),
+    Field("last_events", VALUE, "what happened on that turn: the bit flags MATCHED .. REFANNED", Row("last_events")),
+    Field("last_gain", VALUE, "the points that turn scored", Row("last_gain")),
+    Field("last_loss", VALUE, "the points the evil penalty took on that turn", Row("last_loss")),
+    Field("last_lost_card", VALUE, "the card the evil penalty took on that turn (-1: none)", Row("last_lost_card")),
+    Field("last_place", VALUE, "where the card that turn's call missed lies now: ('discards' or 'fan', index), or None",
+          Derived(("row",))),
+    kernel_rows=("last_place_zone", "last_place_index"),  # last_place as a zone code and an index
+    kernel_arrays=(
+        KernelArray("pile_card", np.int16, (PLAYERS, CARDS)),  # every score pile's cards, in scoring order
+        KernelArray("pile_val", np.int8, (PLAYERS, CARDS)),  # their values
+        KernelArray("pile_len", np.int32, (PLAYERS,)),  # every score pile's length
+        KernelArray("counts", np.int32, (4, cards.NUM_CARDS)),  # per card: [scored, lost, set aside, discarded]
+    ),
+    doc="Everything on the table. The fan is a list whose end is the next card drawn.",
+)
+
+
+class GuildersState(STATE.base):
+    """Everything on the table (the fields: :data:`STATE`).
 
     ``fan``: the face-down fan, its *end* the next card drawn. ``discards`` and ``discard_by``:
     the discard pile and who drew each discard (a seat knows its own misses). ``piles[p]``:
@@ -151,39 +229,15 @@ class GuildersState:
     lost and set-aside cards (the cards of the fan and the discard pile), and ``known[p]`` = the
     cards of the discard pile that p drew itself. ``miss_calls[p, a]`` counts p's misses of call
     a in the discard pile, ``miss_all[a]`` and ``miss_seat[p]`` its sums over seats and over
-    calls. Every scored
-    card also has a *copy slot* ``(card, j)``, j < the most copies of a card, the first free one
-    when it is scored: ``card_holder[card, j]`` is the seat whose pile holds it (-1: the slot is
-    free), ``card_value`` its value there and ``card_place`` its index in that pile (-1 when
-    free). ``last_*`` describe the turn just played.
+    calls. Every scored card also has a *copy slot* ``(card, j)``, j < the most copies of a card,
+    the first free one when it is scored: ``card_holder[card, j]`` is the seat whose pile holds it
+    (-1: the slot is free), ``card_value`` its value there and ``card_place`` its index in that
+    pile (-1 when free). ``last_*`` describe the turn just played.
+
+    A copy shares the configuration, the deck counts and the generator with the original.
     """
 
-    __slots__ = (
-        "config", "deck_counts", "rng", "current_player", "terminated", "truncated", "turn",
-        "fan", "discards", "discard_by", "piles", "lost", "set_aside", "refans_left",
-        "stats", "scored_counts", "lost_counts", "aside_counts", "discard_counts", "known",
-        "discard_call", "miss_calls", "miss_all", "miss_seat", "card_holder", "card_value", "card_place",
-        "face_down_counts",
-        "last_mover", "last_call", "last_card", "last_public", "last_events", "last_gain",
-        "last_loss", "last_lost_card", "last_place",
-    )
-
-    def copy(self) -> "GuildersState":
-        """An independent copy (the configuration, deck counts and generator are shared)."""
-        t = GuildersState.__new__(GuildersState)
-        for name in self.__slots__:
-            setattr(t, name, getattr(self, name))
-        t.fan = list(self.fan)
-        t.discards = list(self.discards)
-        t.discard_by = list(self.discard_by)
-        t.discard_call = list(self.discard_call)
-        t.piles = [list(p) for p in self.piles]
-        t.lost = list(self.lost)
-        t.set_aside = list(self.set_aside)
-        for name in ("stats", "scored_counts", "lost_counts", "aside_counts", "discard_counts", "known", "miss_calls",
-                     "miss_all", "miss_seat", "card_holder", "card_value", "card_place", "face_down_counts"):
-            setattr(t, name, getattr(self, name).copy())
-        return t
+    __slots__ = ()
 
 
 class GuildersRules:
