@@ -6,6 +6,13 @@ from __future__ import annotations
 
 from card_envs.collector.rules import CollectorRules
 from card_envs.set_collecting import kernels as _set
+from card_envs.set_collecting.kernels import (  # noqa: F401  (the shared configuration and drivers)
+    CONFIG,
+    new_games_parallel,
+    new_games_serial,
+    step_parallel,
+    step_serial,
+)
 
 
 class Kernels(_set.Kernels):

@@ -23,6 +23,7 @@ from card_envs.set_collecting.engine import (  # noqa: F401  (re-exported for us
     MAX_HAND_SIZE,
     OVER,
     PLAY,
+    STATE,
     TAKE_BASE,
     SetRules,
     SetState,

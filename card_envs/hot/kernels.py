@@ -16,6 +16,13 @@ points, at the offsets of Hot's own Layout.
 from __future__ import annotations
 
 from card_envs.set_collecting import kernels as _set
+from card_envs.set_collecting.kernels import (  # noqa: F401  (the shared configuration and drivers)
+    CONFIG,
+    new_games_parallel,
+    new_games_serial,
+    step_parallel,
+    step_serial,
+)
 from card_envs.hot.rules import HotRules
 
 

@@ -14,7 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from card_envs import options as opt
-from card_envs.set_collecting.engine import MAX_HAND_SIZE, NUM_RANKS, SetRules, SetState
+from card_envs.set_collecting.engine import (  # noqa: F401  (STATE re-exported: the state's declaration)
+    MAX_HAND_SIZE,
+    NUM_RANKS,
+    STATE,
+    SetRules,
+    SetState,
+)
 from card_envs.scoring import competition_ranks
 
 NUM_ACTIONS = 17  # the game's 16 actions (fixed indices), then WAIT (the parallel API's no-op)

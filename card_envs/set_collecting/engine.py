@@ -32,7 +32,23 @@ from typing import Any
 
 import numpy as np
 
-from card_envs.generators import copy_generator
+from card_envs.schema import (
+    CARDS,
+    DEQUE,
+    GENERATOR,
+    LIST,
+    OPTIONAL_ROWS,
+    PLAYERS,
+    ROWS,
+    VALUE,
+    Array,
+    Derived,
+    Field,
+    KernelArray,
+    Row,
+    SeatColumn,
+    StateSchema,
+)
 
 PLAY, ACQUIRE, OVER = 0, 1, 2
 PHASE_NAMES = ("play", "acquire", "over")
@@ -44,75 +60,61 @@ MAX_HAND_SIZE = 12  # a 13-card deal could be complete before the first round; s
 DECK = tuple(range(52))
 
 
-class SetState:
-    """One game of Collector or Hot. Seats are 0..N-1, clockwise; the stock's top is ``stock[0]``."""
+STATE = StateSchema(
+    "SetState",
+    Field("num_players", VALUE, "the number of seats", Derived()),
+    Field("hands", ROWS, "per seat: card ints", Derived(("hand", "seat"))),
+    Field("counts", ROWS, "per seat: 13 rank counts of the hand", Array("counts", np.int8, (PLAYERS, NUM_RANKS))),
+    Field("known", ROWS, "per seat: the cards of its hand every player knows about", Derived(("known", "seat"))),
+    Field("known_counts", ROWS, "per seat: 13 rank counts of ``known``",
+          Array("kcounts", np.int8, (PLAYERS, NUM_RANKS))),
+    Field("stock", DEQUE, "the stock, top first", Derived(("stock", "row"))),
+    Field("stock_unknown", VALUE, "the top stock_unknown cards were never seen; the rest were (returned cards)",
+          Row("stock_unknown")),
+    Field("played", LIST, "per seat: the card revealed this round (ACQUIRE), -1 none", SeatColumn("seat", "played")),
+    Field("pending", LIST, "per seat: the action committed in the current phase, -1 none",
+          SeatColumn("seat", "pending")),
+    Field("phase", VALUE, "PLAY, ACQUIRE or OVER", Row("phase")),
+    Field("order", LIST, "the seats asked in the current phase, in order", Derived(("seat", "row"))),
+    Field("pos", VALUE, "how many of them have committed", Row("pos")),
+    Field("current_player", VALUE, "the seat to act (-1 once over)", Row("current_player")),
+    Field("round", VALUE, "t, within the game (Collector) or the deal (Hot)", Row("round")),
+    Field("dealer", VALUE, "the dealer's seat", Row("dealer")),
+    Field("lead", VALUE, "the lead seat L_t (asked first, served first)", Row("lead")),
+    Field("last_played", LIST, "per seat: the card it played in the last resolved round, -1 none",
+          SeatColumn("seat", "last_played")),
+    Field("last_taker", LIST, "per seat: who took its last-round card, -1 nobody", SeatColumn("seat", "last_taker")),
+    Field("last_drawn", LIST, "per seat: how many stock cards it drew last round", SeatColumn("seat", "last_drawn")),
+    Field("last_claim", LIST, "per seat: whose card it claimed last round (ACQUIRE revealed), -1 drew two",
+          SeatColumn("seat", "last_claim")),
+    Field("first_place", LIST, "per seat: True where it shares first place once the game is over",
+          SeatColumn("seat", "first_place", as_bool=True)),
+    Field("terminated", VALUE, "True once the game ended by the rules", Row("terminated", as_bool=True)),
+    Field("truncated", VALUE, "True once it was cut off by the round or deal limit", Row("truncated", as_bool=True)),
+    Field("winners", LIST, "seats that completed at the end (Collector), callers of the last deal (Hot)",
+          Derived(("seat",))),
+    Field("shown", OPTIONAL_ROWS, "rank counts of every hand laid down (game end / last scored Hot deal), or None",
+          Array("shown", np.int8, (PLAYERS, NUM_RANKS), present="has_shown")),
+    Field("laid_down", VALUE, "True when the current hands are the shown ones (public)", Row("laid_down", as_bool=True)),
+    Field("scores", LIST, "Hot: game totals", SeatColumn("seat", "score")),
+    Field("deal", VALUE, "Hot: deal number, 0-based", Row("deal")),
+    Field("last_deal_points", LIST, "Hot: points of the last finished deal", SeatColumn("seat", "last_deal_points")),
+    Field("rng", GENERATOR, "the game's generator (the shuffles of later deals)"),
+    kernel_rows=("order_len", "head", "stock_len"),
+    seat_fields={"seat": ("hand_len", "known_len", "distinct", "played", "pending", "order", "last_played",
+                          "last_taker", "last_drawn", "last_claim", "first_place", "winner", "score",
+                          "last_deal_points", "owed")},
+    kernel_arrays=(KernelArray("hand", np.int16, (PLAYERS, CARDS)), KernelArray("known", np.int16, (PLAYERS, CARDS)),
+                   KernelArray("stock", np.int16, (CARDS,))),
+    doc="One game of Collector or Hot. Seats are 0..N-1, clockwise; the stock's top is ``stock[0]``.",
+)
 
-    __slots__ = (
-        "num_players",
-        "hands",  # per seat: card ints
-        "counts",  # per seat: 13 rank counts of the hand
-        "known",  # per seat: the cards of its hand every player knows about
-        "known_counts",  # per seat: 13 rank counts of ``known``
-        "stock",  # deque, top first
-        "stock_unknown",  # the top stock_unknown cards were never seen; the rest were (returned cards)
-        "played",  # per seat: the card revealed this round (ACQUIRE), -1 none
-        "pending",  # per seat: the action committed in the current phase, -1 none
-        "phase",  # PLAY / ACQUIRE / OVER
-        "order",  # seats asked in the current phase, in order
-        "pos",  # how many of them have committed
-        "current_player",
-        "round",  # t, within the game (Collector) or the deal (Hot)
-        "dealer",
-        "lead",
-        "last_played",  # per seat: the card it played in the last resolved round, -1 none
-        "last_taker",  # per seat: who took its last-round card, -1 nobody
-        "last_drawn",  # per seat: how many stock cards it drew last round
-        "last_claim",  # per seat: whose card it claimed last round (ACQUIRE revealed), -1 drew two
-        "first_place",  # per seat: True where it shares first place once the game is over
-        "terminated",
-        "truncated",
-        "winners",  # seats that completed at the end (Collector), callers of the last deal (Hot)
-        "shown",  # rank counts of every hand laid down (game end / last scored Hot deal), or None
-        "laid_down",  # True when the current hands are the shown ones (public)
-        "scores",  # Hot: game totals
-        "deal",  # Hot: deal number, 0-based
-        "last_deal_points",  # Hot: points of the last finished deal
-        "rng",
-    )
 
-    def copy(self) -> "SetState":
-        s = SetState.__new__(SetState)
-        s.num_players = self.num_players
-        s.hands = [h[:] for h in self.hands]
-        s.counts = [c[:] for c in self.counts]
-        s.known = [k[:] for k in self.known]
-        s.known_counts = [k[:] for k in self.known_counts]
-        s.stock = deque(self.stock)
-        s.stock_unknown = self.stock_unknown
-        s.played = self.played[:]
-        s.pending = self.pending[:]
-        s.phase = self.phase
-        s.order = self.order[:]
-        s.pos = self.pos
-        s.current_player = self.current_player
-        s.round = self.round
-        s.dealer = self.dealer
-        s.lead = self.lead
-        s.last_played = self.last_played[:]
-        s.last_taker = self.last_taker[:]
-        s.last_drawn = self.last_drawn[:]
-        s.last_claim = self.last_claim[:]
-        s.first_place = self.first_place[:]
-        s.terminated = self.terminated
-        s.truncated = self.truncated
-        s.winners = self.winners[:]
-        s.shown = None if self.shown is None else [c[:] for c in self.shown]
-        s.laid_down = self.laid_down
-        s.scores = self.scores[:]
-        s.deal = self.deal
-        s.last_deal_points = self.last_deal_points[:]
-        s.rng = copy_generator(self.rng)  # an independent copy: applying moves to it leaves self alone
-        return s
+class SetState(STATE.base):
+    """One game of Collector or Hot (the fields: :data:`STATE`). Seats are 0..N-1, clockwise; the
+    stock's top is ``stock[0]``."""
+
+    __slots__ = ()
 
     def distinct(self, seat: int) -> int:
         """How many different ranks ``seat`` holds."""

@@ -5,20 +5,21 @@ of the configuration (``cfg[C_HOT]``) switches on Hot's differences: a taker als
 a contest loser draws a replacement (``contest_fallback``), the callers score the deal from their
 opponents' missing ranks, and the game runs over deals to ``target_points``
 (:mod:`card_envs.hot.kernels` only names the configuration). The state of N games, one row per
-game (struct of arrays; P = players):
+game (struct of arrays; P = players), declared with the rules' state (``engine.STATE``: each
+field of ``SetState`` and where these arrays keep it; the drivers take the arrays in its order):
 
-    hand    (N, P, 52) int16   every hand, in the rules engine's list order (``seat[HLEN]`` cards)
-    known   (N, P, 52) int16   the cards of each hand every player knows about, in order
     counts  (N, P, 13) int8    rank counts of each hand; ``kcounts`` those of ``known``
-    shown   (N, P, 13) int8    the hands laid down (``row[HAS_SHOWN]``)
-    stock   (N, 52)    int16   a ring buffer: the top at ``row[HEAD]``, ``row[STOCK_LEN]`` cards,
-                               the top ``row[STOCK_UNKNOWN]`` never seen
     seat    (N, P, F)  int32   per seat: hand/known sizes, distinct ranks, this phase's played
                                card and commitment, the asking order (``seat[g, i, ORDER]`` is the
                                i-th seat asked), the last round (played, taker, drawn, claim),
                                first place, winner/caller, Hot's totals and last deal's points,
                                and the resolution's scratch (cards owed)
-    row     (N, F)     int32   per game scalars, named by the field constants below
+    shown   (N, P, 13) int8    the hands laid down (``row[HAS_SHOWN]``)
+    hand    (N, P, 52) int16   every hand, in the rules engine's list order (``seat[HLEN]`` cards)
+    known   (N, P, 52) int16   the cards of each hand every player knows about, in order
+    stock   (N, 52)    int16   a ring buffer: the top at ``row[HEAD]``, ``row[STOCK_LEN]`` cards,
+                               the top ``row[STOCK_UNKNOWN]`` never seen
+    row     (N, F)     int32   per game scalars, named by the field constants below (``STATE.row``)
     rng     (N,)       uint64  each game's own generator (``card_envs.vector``); drawn only for a
                                new game (``dealer="random"``, the shuffle) and Hot's new deals
 
@@ -43,21 +44,36 @@ import numpy as np
 from numba import njit, prange
 
 from card_envs.set_collecting import view as set_view
-from card_envs.set_collecting.engine import ACQUIRE, DRAW_TWO, NUM_RANKS, OVER, PLAY, SetState
+from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
+from card_envs.set_collecting.engine import ACQUIRE, DECK, DRAW_TWO, NUM_RANKS, OVER, PLAY, STATE, SetState
 from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
 
-DECK_SIZE = 52
-# fields of ``row``
-(PHASE, CUR, POS, ORDER_LEN, ROUND, DEALER, LEAD, TERMINATED, TRUNCATED, HEAD, STOCK_LEN,
- STOCK_UNKNOWN, HAS_SHOWN, LAID_DOWN, DEAL) = range(15)
-NUM_FIELDS = 15
-# fields of ``seat``
-(HLEN, KLEN, DIST, PLAYED, PENDING, ORDER, LAST_PLAYED, LAST_TAKER, LAST_DRAWN, LAST_CLAIM, FIRST,
- WINNER, SCORE, LAST_POINTS, OWED) = range(15)
-NUM_SEAT_FIELDS = 15
+DECK_SIZE = len(DECK)  # the stock's ring buffer holds the whole deck
+# fields of ``row`` and ``seat`` (declared with the state: ``engine.STATE``)
+(PHASE, CUR, POS, ORDER_LEN, ROUND, DEALER, LEAD, TERMINATED, TRUNCATED, HEAD, STOCK_LEN, STOCK_UNKNOWN, HAS_SHOWN,
+ LAID_DOWN, DEAL) = map(STATE.row, (
+    "phase", "current_player", "pos", "order_len", "round", "dealer", "lead", "terminated", "truncated", "head",
+    "stock_len", "stock_unknown", "has_shown", "laid_down", "deal"))
+(HLEN, KLEN, DIST, PLAYED, PENDING, ORDER, LAST_PLAYED, LAST_TAKER, LAST_DRAWN, LAST_CLAIM, FIRST, WINNER, SCORE,
+ LAST_POINTS, OWED) = (STATE.column("seat", f) for f in STATE.seat_tables["seat"][0])
 # the configuration, as one int array
-(C_PLAYERS, C_HAND, C_DEALER, C_MAX_ROUNDS, C_HOT, C_TAKE_DRAWS, C_LOSER_DRAWS, C_MOST_RANKS,
- C_TARGET, C_SINGLE, C_MAX_DEALS, C_SCORE_MODE, C_ACTIONS) = range(13)
+CONFIG = ConfigArray(
+    ("players", lambda r: r.num_players),
+    ("hand_size", lambda r: r.config.hand_size),
+    ("dealer", lambda r: -1 if r.config.dealer == "random" else r.config.dealer),
+    ("max_rounds", lambda r: r.max_rounds),
+    ("hot", lambda r: r.hot),
+    ("take_draws", lambda r: r.take_draws),
+    ("loser_draws", lambda r: r.loser_draws),
+    ("most_ranks", lambda r: not r.hot and r.config.truncation_rule == "most_ranks"),
+    ("target_points", lambda r: r.config.target_points if r.hot else 0),
+    ("single_deal", lambda r: r.hot and r.config.single_deal),
+    ("max_deals", lambda r: r.config.max_deals if r.hot else 0),
+    ("score_mode", lambda r: r.reward_mode == "score"),
+    ("actions", lambda r: r.num_actions),
+)
+(C_PLAYERS, C_HAND, C_DEALER, C_MAX_ROUNDS, C_HOT, C_TAKE_DRAWS, C_LOSER_DRAWS, C_MOST_RANKS, C_TARGET, C_SINGLE,
+ C_MAX_DEALS, C_SCORE_MODE, C_ACTIONS) = (CONFIG.index(name) for name, _ in CONFIG.entries)
 # offsets into the observation (``offs`` indices), from the view's Layout (-1: not in this game)
 _SEGMENTS = ("phase", "lead", "round", "stock_size", "own_commit", "committed", "played", "last_played",
              "last_taken_by", "hand", "hand_sizes", "last_drawn", "known_cards", "stock_known", "shown_hands",
@@ -163,7 +179,7 @@ def _deal(hand, counts, kcounts, stock, seat, row, rng, cfg, deck, g, order, sta
 
 
 @njit(cache=True, inline="always")
-def _new_games_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, rows, decks, stacked, orders, k):
+def _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders, k):
     """``SetRules.new_game`` in game ``rows[k]`` (from stacked deck ``decks[k]`` if ``stacked``)."""
     n = cfg[C_PLAYERS]
     g = rows[k]
@@ -185,15 +201,15 @@ def _new_games_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, c
 
 
 @njit(cache=True)
-def new_games_serial(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, rows, decks, stacked, orders):
+def new_games_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders):
     for k in range(rows.shape[0]):
-        _new_games_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, rows, decks, stacked, orders, k)
+        _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders, k)
 
 
 @njit(cache=True, parallel=True)
-def new_games_parallel(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, rows, decks, stacked, orders):
+def new_games_parallel(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders):
     for k in prange(rows.shape[0]):
-        _new_games_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, rows, decks, stacked, orders, k)
+        _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders, k)
 
 
 @njit(cache=True)
@@ -423,7 +439,7 @@ def _check(hand, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, g, or
 
 
 @njit(cache=True, inline="always")
-def _step_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g):
+def _step_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g):
     """``SetRules.apply`` in every game: the player to act commits (one legal action each,
     checked by the caller); the phase's last commitment reveals (PLAY) or resolves (ACQUIRE)."""
     n = cfg[C_PLAYERS]
@@ -446,21 +462,21 @@ def _step_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, d
 
 
 @njit(cache=True)
-def step_serial(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
+def step_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
     for g in range(actions.shape[0]):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
         else:
-            _step_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
+            _step_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
 
 
 @njit(cache=True, parallel=True)
-def step_parallel(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
+def step_parallel(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
     for g in prange(actions.shape[0]):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
         else:
-            _step_row(hand, known, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
+            _step_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
 
 
 @njit(cache=True, inline="always")
@@ -497,7 +513,7 @@ def legal_parallel(counts, seat, row, cfg, mask):
 
 
 @njit(cache=True, inline="always")
-def _encode_row(known, counts, kcounts, shown, stock, seat, row, cfg, offs, rows, seats, out, w):
+def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, w):
     """``view.view`` then ``view.encode``: the observation of game g from seat ``seats[g]``,
     for the games g in ``rows`` (relative seats: 0 = the observer, then clockwise)."""
     n = cfg[C_PLAYERS]
@@ -583,15 +599,15 @@ def _encode_row(known, counts, kcounts, shown, stock, seat, row, cfg, offs, rows
 
 
 @njit(cache=True)
-def encode_serial(known, counts, kcounts, shown, stock, seat, row, cfg, offs, rows, seats, out):
+def encode_serial(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out):
     for w in range(rows.shape[0]):
-        _encode_row(known, counts, kcounts, shown, stock, seat, row, cfg, offs, rows, seats, out, w)
+        _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, w)
 
 
 @njit(cache=True, parallel=True)
-def encode_parallel(known, counts, kcounts, shown, stock, seat, row, cfg, offs, rows, seats, out):
+def encode_parallel(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out):
     for w in prange(rows.shape[0]):
-        _encode_row(known, counts, kcounts, shown, stock, seat, row, cfg, offs, rows, seats, out, w)
+        _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, w)
 
 
 @njit(cache=True)
@@ -603,8 +619,6 @@ def results_kernel(seat, row, cfg, rows, scores, ranks):
         for p in range(n):
             scores[g, p] = seat[g, p, SCORE] if cfg[C_HOT] else seat[g, p, DIST]
             ranks[g, p] = _rank(seat, row, cfg, g, p)
-
-
 
 
 class _View:
@@ -624,40 +638,20 @@ class Kernels(GameKernels):
 
     def __init__(self, rules):
         super().__init__(rules, _View)
-        c = rules.config
-        n = self.num_players
-        hot = bool(rules.hot)
-        self.hot = hot
-        self.cfg = np.array(
-            [n, c.hand_size, -1 if c.dealer == "random" else c.dealer, rules.max_rounds, int(hot),
-             rules.take_draws, rules.loser_draws, int(not hot and c.truncation_rule == "most_ranks"),
-             c.target_points if hot else 0, int(hot and c.single_deal), c.max_deals if hot else 0,
-             int(rules.reward_mode == "score"), rules.num_actions],
-            dtype=np.int64,
-        )
+        self.hot = bool(rules.hot)
+        self.cfg = CONFIG.array(rules)
         layout = _View.layout(rules)
         self.offs = np.array([layout.by_name[s].start if s in layout.by_name else -1 for s in _SEGMENTS],
                              dtype=np.int64)
         self._no_decks = np.zeros((1, 1), dtype=np.int64)
 
     def allocate(self, num_envs: int) -> dict[str, np.ndarray]:
-        n = self.num_players
-        return {
-            "hand": np.zeros((num_envs, n, DECK_SIZE), dtype=np.int16),
-            "known": np.zeros((num_envs, n, DECK_SIZE), dtype=np.int16),
-            "counts": np.zeros((num_envs, n, NUM_RANKS), dtype=np.int8),
-            "kcounts": np.zeros((num_envs, n, NUM_RANKS), dtype=np.int8),
-            "shown": np.zeros((num_envs, n, NUM_RANKS), dtype=np.int8),
-            "stock": np.zeros((num_envs, DECK_SIZE), dtype=np.int16),
-            "seat": np.zeros((num_envs, n, NUM_SEAT_FIELDS), dtype=np.int32),
-            "row": np.zeros((num_envs, NUM_FIELDS), dtype=np.int32),
-            "rng": np.zeros(num_envs, dtype=np.uint64),
-            "order": np.zeros((num_envs, DECK_SIZE), dtype=np.int16),  # scratch: a deal's card order
-        }
+        return STATE.allocate(num_envs, {PLAYERS: self.num_players, CARDS: DECK_SIZE},
+                              KernelArray("order", np.int16, (CARDS,)))  # scratch: a deal's card order
 
     @staticmethod
     def _game(a):
-        return (a["hand"], a["known"], a["counts"], a["kcounts"], a["shown"], a["stock"], a["seat"], a["row"])
+        return STATE.arrays_of(a)
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
@@ -672,7 +666,8 @@ class Kernels(GameKernels):
         (legal_parallel if threaded(len(mask)) else legal_serial)(a["counts"], a["seat"], a["row"], self.cfg, mask)
 
     def encode(self, a, rows, seats, out) -> None:
-        (encode_parallel if threaded(len(rows)) else encode_serial)(*self._game(a)[1:], self.cfg, self.offs, rows, seats, out)
+        (encode_parallel if threaded(len(rows)) else encode_serial)(
+            a["counts"], a["kcounts"], a["seat"], a["shown"], a["stock"], a["row"], self.cfg, self.offs, rows, seats, out)
 
     def points(self, a) -> np.ndarray:
         """``(N, P)``: Hot's game totals; Collector's different ranks held (a copy)."""
@@ -692,80 +687,35 @@ class Kernels(GameKernels):
         r = a["row"][g]
         st = a["seat"][g]
         s = SetState()
+        STATE.dump(a, g, s)
+        # the fields the kernels keep in another form (``Derived``)
         s.num_players = n
-        s.hands = [[int(c) for c in a["hand"][g, p, : st[p, HLEN]]] for p in range(n)]
-        s.counts = [[int(c) for c in a["counts"][g, p]] for p in range(n)]
-        s.known = [[int(c) for c in a["known"][g, p, : st[p, KLEN]]] for p in range(n)]
-        s.known_counts = [[int(c) for c in a["kcounts"][g, p]] for p in range(n)]
-        head, length = int(r[HEAD]), int(r[STOCK_LEN])
-        s.stock = deque(int(a["stock"][g, (head + i) % DECK_SIZE]) for i in range(length))
-        s.stock_unknown = int(r[STOCK_UNKNOWN])
-        s.played = [int(x) for x in st[:, PLAYED]]
-        s.pending = [int(x) for x in st[:, PENDING]]
-        s.phase = int(r[PHASE])
-        s.order = [int(x) for x in st[: r[ORDER_LEN], ORDER]]
-        s.pos = int(r[POS])
-        s.current_player = int(r[CUR])
-        s.round = int(r[ROUND])
-        s.dealer = int(r[DEALER])
-        s.lead = int(r[LEAD])
-        s.last_played = [int(x) for x in st[:, LAST_PLAYED]]
-        s.last_taker = [int(x) for x in st[:, LAST_TAKER]]
-        s.last_drawn = [int(x) for x in st[:, LAST_DRAWN]]
-        s.last_claim = [int(x) for x in st[:, LAST_CLAIM]]
-        s.first_place = [bool(x) for x in st[:, FIRST]]
-        s.terminated = bool(r[TERMINATED])
-        s.truncated = bool(r[TRUNCATED])
+        s.hands = [a["hand"][g, p, : st[p, HLEN]].tolist() for p in range(n)]
+        s.known = [a["known"][g, p, : st[p, KLEN]].tolist() for p in range(n)]
+        head = int(r[HEAD])
+        s.stock = deque(a["stock"][g, (head + np.arange(int(r[STOCK_LEN]))) % DECK_SIZE].tolist())
+        s.order = st[: r[ORDER_LEN], ORDER].tolist()
         s.winners = [p for p in range(n) if st[p, WINNER]]
-        s.shown = [[int(c) for c in a["shown"][g, p]] for p in range(n)] if r[HAS_SHOWN] else None
-        s.laid_down = bool(r[LAID_DOWN])
-        s.scores = [int(x) for x in st[:, SCORE]]
-        s.deal = int(r[DEAL])
-        s.last_deal_points = [int(x) for x in st[:, LAST_POINTS]]
-        s.rng = np.random.default_rng(int(a["rng"][g]))
         return s
 
     def load(self, a, g: int, s: SetState) -> None:
         """Make game g the state ``s`` (the row's generator goes on)."""
+        STATE.load(a, g, s)
         n = self.num_players
         r = a["row"][g]
         st = a["seat"][g]
         for p in range(n):
             a["hand"][g, p, : len(s.hands[p])] = s.hands[p]
             a["known"][g, p, : len(s.known[p])] = s.known[p]
-            a["counts"][g, p] = s.counts[p]
-            a["kcounts"][g, p] = s.known_counts[p]
-            a["shown"][g, p] = s.shown[p] if s.shown is not None else 0
         stock = list(s.stock)
         a["stock"][g, : len(stock)] = stock
+        r[HEAD] = 0
+        r[STOCK_LEN] = len(stock)
+        r[ORDER_LEN] = len(s.order)
         st[:, HLEN] = [len(h) for h in s.hands]
         st[:, KLEN] = [len(k) for k in s.known]
         st[:, DIST] = [NUM_RANKS - c.count(0) for c in s.counts]
-        st[:, PLAYED] = s.played
-        st[:, PENDING] = s.pending
         st[:, ORDER] = 0
         st[: len(s.order), ORDER] = s.order
-        st[:, LAST_PLAYED] = s.last_played
-        st[:, LAST_TAKER] = s.last_taker
-        st[:, LAST_DRAWN] = s.last_drawn
-        st[:, LAST_CLAIM] = s.last_claim
-        st[:, FIRST] = [int(bool(x)) for x in s.first_place]
         st[:, WINNER] = [int(p in s.winners) for p in range(n)]
-        st[:, SCORE] = s.scores
-        st[:, LAST_POINTS] = s.last_deal_points
         st[:, OWED] = 0
-        r[PHASE] = s.phase
-        r[CUR] = s.current_player
-        r[POS] = s.pos
-        r[ORDER_LEN] = len(s.order)
-        r[ROUND] = s.round
-        r[DEALER] = s.dealer
-        r[LEAD] = s.lead
-        r[TERMINATED] = int(s.terminated)
-        r[TRUNCATED] = int(s.truncated)
-        r[HEAD] = 0
-        r[STOCK_LEN] = len(stock)
-        r[STOCK_UNKNOWN] = s.stock_unknown
-        r[HAS_SHOWN] = int(s.shown is not None)
-        r[LAID_DOWN] = int(s.laid_down)
-        r[DEAL] = s.deal
