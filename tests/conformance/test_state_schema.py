@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import card_envs
+import card_envs.contract
 from card_envs import schema, vector
 from tests import cases
 
