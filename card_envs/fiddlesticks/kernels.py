@@ -1,23 +1,29 @@
 """Fiddlesticks' batched twin: ``rules.py`` and ``view.py`` as compiled kernels over many games.
 
 The state of N games is a handful of fixed-shape arrays, one row per game (struct of arrays;
-P = players, K = 4·num_decks the most copies of a rank, C = cards in the deck). Card ints
-(0..51) fit a byte and rank counts (at most K) do too while K < 128 (int16 beyond): small types
-mean fewer cache lines per game, which this memory-bound engine measurably likes.
+P = players, K = 4·num_decks the most copies of a rank, C = cards in the deck), declared with the
+state (``rules.STATE``), in the order the kernels take them. Card ints (0..51) fit a byte and rank
+counts (at most K) do too while K < 128 (int16 beyond): small types mean fewer cache lines per
+game, which this memory-bound engine measurably likes.
 
-    hand    (N, P, 13, K) int8    every hand as one stack of card ints per rank (``hand[p][r]``),
-                                  ``hcnt`` (N, P, 13) the stack heights (``hand_counts``)
-    up      (N, P, 3)     int8    the face-up cards in order, ``pl[.., ULEN]`` of them
-    down    (N, P, 3)     int8    the face-down slots, -1 once turned
-    picked  (N, P, 3)     int8    the SWAP picks so far (``pl[.., SWAPS]`` of them, SWAP phase only)
-    dealt   (N, P, 2, 13) int8    the dealt rank counts: [face up, hand] (``dealt_up``, ``dealt_hand``)
+    hcnt    (N, P, 13)    count   every hand's cards of each rank (``hand_counts``)
+    pl      (N, P, 4)     int16   per seat: [hand size, face-up count, SWAP picks, place (0: not out)]
     known   (N, P, 13)    count   the publicly known hand cards by rank; ``absent`` (int8) the flags
     stock   (N, C)        int8    the stock, index 0 at the bottom, ``row[STOCK_LEN]`` cards
     pile    (N, C)        int8    the pile, index 0 at the bottom; ``pcnt`` (N, 13) its rank counts
     cleared (N, C)        int8    the cards cleared from play in order; ``ccnt`` (N, 13) the counts
-    pl      (N, P, 4)     int16   per seat: [hand size, face-up count, SWAP picks, place (0: not out)]
+    hand    (N, P, 13, K) int8    every hand as one stack of card ints per rank (``hand[p][r]``),
+                                  ``hcnt`` high
+    up      (N, P, 3)     int8    the face-up cards in order, ``pl[.., ULEN]`` of them
+    down    (N, P, 3)     int8    the face-down slots, -1 once turned
+    picked  (N, P, 3)     int8    the SWAP picks so far (``pl[.., SWAPS]`` of them, SWAP phase only)
+    dealt   (N, P, 2, 13) int8    the dealt rank counts: [face up, hand] (``dealt_up``, ``dealt_hand``)
     row     (N, F)        int32   per game scalars, named by the field constants below
     rng     (N,)          uint64  each game's own generator (``card_envs.vector``)
+
+The rules' fields the kernels keep in another form (the hands as stacks, the face-up, face-down
+and picked cards in fixed slots, the dealt counts side by side, the places as each seat's place)
+are converted by ``Kernels.dump`` and ``Kernels.load``.
 
 Each kernel reads like the method of ``FiddlesticksRules`` it mirrors (``new_game``,
 ``legal_mask``, ``apply`` with ``_pick``, ``_play``, ``_blind``, ``_put_on_pile``, ``_take_pile``,
@@ -35,6 +41,7 @@ from numba import njit, prange
 
 from card_envs.fiddlesticks import view as fs_view
 from card_envs.fiddlesticks.rules import (
+    COPIES,
     EMPTY,
     GAME_RANK,
     HAND_TARGET,
@@ -43,23 +50,39 @@ from card_envs.fiddlesticks.rules import (
     OVER,
     PLAY,
     PLAYABLE,
+    STATE,
     SWAP,
     TEN,
     FiddlesticksRules,
     FiddlesticksState,
 )
+from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
 from card_envs.vector import GameKernels, add_rank_rewards, randbelow, shuffle, store_final_obs, threaded, wait_row
 
-# fields of ``row``
-(PHASE, CUR, DEALER, FIRST, TURNS, TERMINATED, TRUNCATED, STOCK_LEN, PILE_LEN, CLEARED_LEN,
- RUN_RANK, RUN_LEN, NUM_OUT) = range(13)
-NUM_FIELDS = 13
-# fields of ``pl``
-HSIZE, ULEN, SWAPS, PLACE = range(4)
+SLOT_SCALE = fs_view.SLOT_SCALE  # the view's scale of face-up cards and SWAP picks
+# fields of ``row`` and ``pl`` (declared with the state: ``rules.STATE``)
+PHASE, CUR, DEALER, FIRST, TURNS = (STATE.row(f) for f in ("phase", "current_player", "dealer", "first", "turns"))
+TERMINATED, TRUNCATED = STATE.row("terminated"), STATE.row("truncated")
+STOCK_LEN, PILE_LEN, CLEARED_LEN = (STATE.row(f) for f in ("stock_len", "pile_len", "cleared_len"))
+RUN_RANK, RUN_LEN, NUM_OUT = (STATE.row(f) for f in ("run_rank", "run_len", "num_out"))
+HSIZE, ULEN, SWAPS, PLACE = (STATE.column("pl", f) for f in ("hand_size", "face_up", "swap_picks", "place"))
 # ``dealt`` rows
 D_UP, D_HAND = 0, 1
+#: the arrays of rank counts: int8 while K < 128, int16 beyond (``Kernels.allocate``)
+COUNTS = ("hcnt", "known", "pcnt", "ccnt")
 # the configuration, as one int array
-C_PLAYERS, C_K, C_FOUR, C_VOLUNTARY, C_RANK_ALL, C_DEALER, C_MAX_TURNS, C_TOTAL = range(8)
+CONFIG = ConfigArray(
+    ("players", lambda r: r.config.num_players),
+    ("copies", lambda r: r.copies),
+    ("four_in_a_row_clears", lambda r: r.config.four_in_a_row_clears),
+    ("voluntary_pickup", lambda r: r.config.voluntary_pickup),
+    ("rank_all", lambda r: r.config.end_mode == "rank_all"),
+    ("dealer", lambda r: -1 if r.config.dealer == "random" else r.config.dealer),
+    ("max_turns", lambda r: r.config.max_turns),
+    ("total", lambda r: 52 * r.config.num_decks),
+)
+C_PLAYERS, C_K, C_FOUR, C_VOLUNTARY, C_RANK_ALL, C_DEALER, C_MAX_TURNS, C_TOTAL = map(CONFIG.index, (
+    "players", "copies", "four_in_a_row_clears", "voluntary_pickup", "rank_all", "dealer", "max_turns", "total"))
 
 # offsets into the observation, from the view's Layout (``offs`` array indices)
 _SEGMENTS = ("phase", "to_act", "hand", "picked", "face_up", "face_down", "hand_size", "known", "absent",
@@ -86,8 +109,8 @@ def _push(hand, hcnt, g, p, c):
 
 
 @njit(cache=True)
-def _deal(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng, cfg,
-          deck, g, order, stacked):
+def _deal(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng, cfg, deck,
+          g, order, stacked):
     """``FiddlesticksRules.new_game``: the dealer, then one card at a time clockwise from the
     dealer's left into face-down slots 0..2, face-up 0..2 and the hand; the rest is the stock
     (``order``: top card first)."""
@@ -145,30 +168,30 @@ def _deal(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt,
 
 
 @njit(cache=True, inline="always")
-def _new_games_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng,
+def _new_games_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
                    cfg, deck, rows, decks, stacked, orders, k):
     g = rows[k]
     order = orders[g]
     if stacked:
         for i in range(deck.shape[0]):
             order[i] = decks[k, i]
-    _deal(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng, cfg,
-          deck, g, order, stacked)
+    _deal(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng, cfg, deck,
+          g, order, stacked)
 
 
 @njit(cache=True)
-def new_games_serial(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng,
+def new_games_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
                      cfg, deck, rows, decks, stacked, orders):
     for k in range(rows.shape[0]):
-        _new_games_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row,
+        _new_games_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row,
                        rng, cfg, deck, rows, decks, stacked, orders, k)
 
 
 @njit(cache=True, parallel=True)
-def new_games_parallel(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row,
+def new_games_parallel(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row,
                        rng, cfg, deck, rows, decks, stacked, orders):
     for k in prange(rows.shape[0]):
-        _new_games_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row,
+        _new_games_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row,
                        rng, cfg, deck, rows, decks, stacked, orders, k)
 
 
@@ -316,7 +339,7 @@ def _end_action(down, pl, row, cfg, g, p, clear):
 
 
 @njit(cache=True, inline="always")
-def _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
+def _step_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, cfg,
               actions, rewards, term, trunc, g):
     """``FiddlesticksRules.apply`` in every game: one legal action each (checked by the caller).
     The rules pay no per-step rewards (rank rewards only, added by the VectorEnv at the end)."""
@@ -378,25 +401,25 @@ def _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, p
 
 
 @njit(cache=True)
-def step_serial(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
+def step_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, cfg,
                 actions, rewards, term, trunc):
     for g in range(actions.shape[0]):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
         else:
-            _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
-                      actions, rewards, term, trunc, g)
+            _step_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row,
+                      cfg, actions, rewards, term, trunc, g)
 
 
 @njit(cache=True, parallel=True)
-def step_parallel(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
+def step_parallel(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, cfg,
                   actions, rewards, term, trunc):
     for g in prange(actions.shape[0]):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
         else:
-            _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
-                      actions, rewards, term, trunc, g)
+            _step_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row,
+                      cfg, actions, rewards, term, trunc, g)
 
 
 @njit(cache=True, inline="always")
@@ -588,7 +611,7 @@ def results_kernel(down, pl, row, cfg, rows, scores, ranks):
 
 
 @njit(cache=True)
-def _finish_game(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng,
+def _finish_game(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
                  cfg, deck, orders, offs, tabs, final_obs, scores, ranks, observed, seats, rows, g):
     """The game g that ended in this step: every seat's final observation, the results and a new game
     (not inlined: it runs only for the few games that end)."""
@@ -600,12 +623,12 @@ def _finish_game(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile
             _encode_swap_row(picked, dealt, pl, cfg[C_PLAYERS], offs, tabs, g, s, observed)
         store_final_obs(observed, final_obs, g, s)
     _result_row(down, pl, row, cfg, scores, ranks, g)
-    _deal(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng, cfg, deck,
+    _deal(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng, cfg, deck,
           g, orders[g], False)
 
 
 @njit(cache=True, parallel=True)
-def advance_parallel(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, rng,
+def advance_parallel(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
                      cfg, deck, orders, offs, tabs, actions, rewards, term, trunc, done, final_obs, scores, ranks,
                      reward_rank, observed, seats, current, mask, obs, rows):
     """``VectorEnv.step`` in every game, on numba's threads (``Kernels.advance``): the action; if the
@@ -619,11 +642,11 @@ def advance_parallel(hand, hcnt, up, down, picked, dealt, known, absent, stock, 
             wait_row(rewards, term, trunc, g)
             done[g] = False
         else:
-            _step_row(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl, row, cfg,
-                      actions, rewards, term, trunc, g)
+            _step_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row,
+                      cfg, actions, rewards, term, trunc, g)
             done[g] = term[g] or trunc[g]
             if done[g]:
-                _finish_game(hand, hcnt, up, down, picked, dealt, known, absent, stock, pile, pcnt, cleared, ccnt, pl,
+                _finish_game(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt,
                              row, rng, cfg, deck, orders, offs, tabs, final_obs, scores, ranks, observed, seats, rows,
                              g)
                 if reward_rank:
@@ -635,10 +658,6 @@ def advance_parallel(hand, hcnt, up, down, picked, dealt, known, absent, stock, 
                         g)
             if row[g, PHASE] == SWAP:
                 _encode_swap_row(picked, dealt, pl, cfg[C_PLAYERS], offs, tabs, g, current[g], obs)
-
-
-_ARRAYS = ("hand", "hcnt", "up", "down", "picked", "dealt", "known", "absent", "stock", "pile", "pcnt", "cleared",
-           "ccnt", "pl", "row")
 
 
 class Kernels(GameKernels):
@@ -653,11 +672,7 @@ class Kernels(GameKernels):
         n = self.num_players
         layout = fs_view.layout(rules)
         self.copies = rules.copies
-        self.cfg = np.array(
-            [n, rules.copies, int(cfg.four_in_a_row_clears), int(cfg.voluntary_pickup), int(cfg.end_mode == "rank_all"),
-             -1 if cfg.dealer == "random" else cfg.dealer, cfg.max_turns, 52 * cfg.num_decks],
-            dtype=np.int64,
-        )
+        self.cfg = CONFIG.array(rules)
         self.offs = np.array([layout.by_name[name].start for name in _SEGMENTS], dtype=np.int64)
         self._no_decks = np.zeros((1, 1), dtype=np.int64)
         # the view's scalings as tables of float32 quotients, exactly as the codec divides
@@ -665,37 +680,22 @@ class Kernels(GameKernels):
         f = np.arange(total + 1).astype(np.float32)
         self.tabs = np.zeros((4, total + 1), dtype=np.float32)
         self.tabs[T_K] = f / np.float32(rules.copies)
-        self.tabs[T_3] = f / np.float32(3)
+        self.tabs[T_3] = f / np.float32(SLOT_SCALE)
         self.tabs[T_TOTAL] = f / np.float32(total)
         self.tabs[T_N] = f / np.float32(n)
 
     def allocate(self, num_envs: int) -> dict[str, np.ndarray]:
-        n, c, k = self.num_players, len(self.deck), self.copies
-        cnt = np.int8 if k < 128 else np.int16  # rank counts: at most K each (fewer cache lines)
-        # card ints 0..51 (-1: an empty face-down slot) fit a byte
-        return {
-            "hand": np.zeros((num_envs, n, NUM_RANKS, k), dtype=np.int8),
-            "hcnt": np.zeros((num_envs, n, NUM_RANKS), dtype=cnt),
-            "up": np.zeros((num_envs, n, NUM_SLOTS), dtype=np.int8),
-            "down": np.full((num_envs, n, NUM_SLOTS), -1, dtype=np.int8),
-            "picked": np.zeros((num_envs, n, NUM_SLOTS), dtype=np.int8),
-            "dealt": np.zeros((num_envs, n, 2, NUM_RANKS), dtype=np.int8),
-            "known": np.zeros((num_envs, n, NUM_RANKS), dtype=cnt),
-            "absent": np.zeros((num_envs, n, NUM_RANKS), dtype=np.int8),
-            "stock": np.zeros((num_envs, c), dtype=np.int8),
-            "pile": np.zeros((num_envs, c), dtype=np.int8),
-            "pcnt": np.zeros((num_envs, NUM_RANKS), dtype=cnt),
-            "cleared": np.zeros((num_envs, c), dtype=np.int8),
-            "ccnt": np.zeros((num_envs, NUM_RANKS), dtype=cnt),
-            "pl": np.zeros((num_envs, n, 4), dtype=np.int16),
-            "row": np.zeros((num_envs, NUM_FIELDS), dtype=np.int32),
-            "rng": np.zeros(num_envs, dtype=np.uint64),
-            "order": np.zeros((num_envs, c), dtype=np.int8),  # scratch: a deal's card order
-        }
+        # card ints 0..51 (-1: an empty face-down slot) fit a byte, and so do rank counts while K < 128
+        a = STATE.allocate(num_envs, {PLAYERS: self.num_players, CARDS: len(self.deck), COPIES: self.copies},
+                           KernelArray("order", np.int8, (CARDS,)))  # scratch: a deal's card order
+        if self.copies >= 128:  # rank counts: at most K each
+            for name in COUNTS:
+                a[name] = a[name].astype(np.int16)
+        return a
 
     @staticmethod
     def _game(a):
-        return tuple(a[name] for name in _ARRAYS)
+        return STATE.arrays_of(a)
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
@@ -728,84 +728,45 @@ class Kernels(GameKernels):
 
     # ----------------------------------------------------------------- exchange with rules
     def dump(self, a, g: int) -> FiddlesticksState:
-        """Game g as a ``FiddlesticksState`` (its ``rng`` a numpy Generator seeded from the row's)."""
+        """Game g as a ``FiddlesticksState`` (its ``rng`` a numpy Generator seeded from the row's):
+        the schema's fields, then those the kernels keep in another form."""
         n = self.num_players
         r = a["row"][g]
         pl = a["pl"][g]
         s = FiddlesticksState()
+        STATE.dump(a, g, s)
         s.hand = [[[int(c) for c in a["hand"][g, p, k, : a["hcnt"][g, p, k]]] for k in range(NUM_RANKS)]
                   for p in range(n)]
-        s.hand_counts = [[int(x) for x in a["hcnt"][g, p]] for p in range(n)]
-        s.hand_size = [int(pl[p, HSIZE]) for p in range(n)]
         s.face_up = [[int(c) for c in a["up"][g, p, : pl[p, ULEN]]] for p in range(n)]
         s.face_up_counts = [_rank_counts(s.face_up[p]) for p in range(n)]
         s.face_down = [[None if c < 0 else int(c) for c in a["down"][g, p]] for p in range(n)]
-        s.known = [[int(x) for x in a["known"][g, p]] for p in range(n)]
-        s.absent = [[bool(x) for x in a["absent"][g, p]] for p in range(n)]
-        s.stock = [int(c) for c in a["stock"][g, : r[STOCK_LEN]]]
-        s.pile = [int(c) for c in a["pile"][g, : r[PILE_LEN]]]
-        s.pile_counts = [int(x) for x in a["pcnt"][g]]
-        s.run_rank = int(r[RUN_RANK])
-        s.run_len = int(r[RUN_LEN])
-        s.cleared = [int(c) for c in a["cleared"][g, : r[CLEARED_LEN]]]
-        s.cleared_counts = [int(x) for x in a["ccnt"][g]]
         swap = r[PHASE] == SWAP
         s.picked = [[int(c) for c in a["picked"][g, p, : pl[p, SWAPS]]] if swap else [] for p in range(n)]
         s.picked_counts = [_rank_counts(s.picked[p]) for p in range(n)]
         s.dealt_up = [[int(x) for x in a["dealt"][g, p, D_UP]] for p in range(n)]
         s.dealt_hand = [[int(x) for x in a["dealt"][g, p, D_HAND]] for p in range(n)]
-        s.swap_picks = [int(pl[p, SWAPS]) for p in range(n)]
-        s.phase = int(r[PHASE])
-        s.current_player = int(r[CUR])
-        s.dealer = int(r[DEALER])
-        s.first = int(r[FIRST])
         s.out = [bool(pl[p, PLACE]) for p in range(n)]
         s.places = sorted((p for p in range(n) if pl[p, PLACE]), key=lambda p: pl[p, PLACE])
-        s.turns = int(r[TURNS])
-        s.terminated = bool(r[TERMINATED])
-        s.truncated = bool(r[TRUNCATED])
-        s.rng = np.random.default_rng(int(a["rng"][g]))
         return s
 
     def load(self, a, g: int, s: FiddlesticksState) -> None:
-        """Make game g the state ``s`` (the row's generator goes on)."""
+        """Make game g the state ``s`` (the row's generator goes on): the schema's fields, then
+        those the kernels keep in another form (``hand_counts`` gives the hand stacks' heights)."""
+        STATE.load(a, g, s)
         n = self.num_players
-        r = a["row"][g]
         pl = a["pl"][g]
         for p in range(n):
             for k in range(NUM_RANKS):
                 h = s.hand[p][k]
                 a["hand"][g, p, k, : len(h)] = h
-                a["hcnt"][g, p, k] = len(h)
             a["up"][g, p, : len(s.face_up[p])] = s.face_up[p]
+            pl[p, ULEN] = len(s.face_up[p])
             a["down"][g, p] = [-1 if c is None else c for c in s.face_down[p]]
             a["picked"][g, p, : len(s.picked[p])] = s.picked[p]
             a["dealt"][g, p, D_UP] = s.dealt_up[p]
             a["dealt"][g, p, D_HAND] = s.dealt_hand[p]
-            a["known"][g, p] = s.known[p]
-            a["absent"][g, p] = s.absent[p]
-            pl[p, HSIZE] = s.hand_size[p]
-            pl[p, ULEN] = len(s.face_up[p])
-            pl[p, SWAPS] = s.swap_picks[p]
             pl[p, PLACE] = s.places.index(p) + 1 if s.out[p] else 0
-        a["stock"][g, : len(s.stock)] = s.stock
-        a["pile"][g, : len(s.pile)] = s.pile
-        a["cleared"][g, : len(s.cleared)] = s.cleared
-        a["pcnt"][g] = s.pile_counts
-        a["ccnt"][g] = s.cleared_counts
-        r[STOCK_LEN] = len(s.stock)
-        r[PILE_LEN] = len(s.pile)
-        r[CLEARED_LEN] = len(s.cleared)
-        r[RUN_RANK] = s.run_rank
-        r[RUN_LEN] = s.run_len
-        r[NUM_OUT] = len(s.places)
-        r[PHASE] = s.phase
-        r[CUR] = s.current_player
-        r[DEALER] = s.dealer
-        r[FIRST] = s.first
-        r[TURNS] = s.turns
-        r[TERMINATED] = int(s.terminated)
-        r[TRUNCATED] = int(s.truncated)
+        a["row"][g, NUM_OUT] = len(s.places)
 
 
 def _rank_counts(cs: list[int]) -> list[int]:

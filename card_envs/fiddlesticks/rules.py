@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 
 from card_envs import cards
-from card_envs.generators import copy_generator
 from card_envs.options import (
     build_config,
     check_bool,
@@ -40,6 +39,22 @@ from card_envs.options import (
     check_int,
     check_rank_only,
     check_seat_or_random,
+)
+from card_envs.schema import (
+    GENERATOR,
+    LIST,
+    NESTED,
+    PLAYERS,
+    ROWS,
+    VALUE,
+    Array,
+    Derived,
+    Field,
+    KernelArray,
+    Pile,
+    Row,
+    SeatColumn,
+    StateSchema,
 )
 from card_envs.scoring import ranks_from_order
 
@@ -55,6 +70,7 @@ EMPTY = 13  # "top rank" of an empty pile
 
 HAND_TARGET = 3  # refill the hand to this many cards
 NUM_SLOTS = 3  # face-down slots, face-up cards, hand cards dealt
+COPIES = "copies"  #: the size name of K, the most copies of one rank (4 · num_decks), in the kernels' shapes
 
 # Phases.
 SWAP, PLAY, OVER = range(3)
@@ -106,63 +122,72 @@ class FiddlesticksConfig:
         self.max_turns = check_int("max_turns", self.max_turns, 1)
 
 
-class FiddlesticksState:
-    """Everything on the table.
+STATE = StateSchema(
+    "FiddlesticksState",
+    Field("hand", NESTED, "each seat's hand by rank: hand[p][r] the card ints of rank r, a stack whose end is the top",
+          Derived(arrays=("hand", "hcnt"))),
+    Field("hand_counts", ROWS, "each seat's hand cards of each rank", Array("hcnt", np.int8, (PLAYERS, NUM_RANKS))),
+    Field("hand_size", LIST, "each seat's number of hand cards", SeatColumn("pl", "hand_size")),
+    Field("face_up", ROWS, "each seat's face-up cards in order (SWAP: the dealt ones not picked yet)",
+          Derived(arrays=("up", "pl"))),
+    Field("face_up_counts", ROWS, "each seat's face-up cards of each rank", Derived(arrays=("up", "pl"))),
+    Field("face_down", ROWS, "each seat's face-down slots 0..2: the card int, None once turned",
+          Derived(arrays=("down",))),
+    Field("known", ROWS, "each seat's hand cards of each rank everybody knows about (a public lower bound)",
+          Array("known", np.int8, (PLAYERS, NUM_RANKS))),
+    Field("absent", ROWS, "each seat's ranks: True when everybody knows it holds none beyond its known ones",
+          Array("absent", np.int8, (PLAYERS, NUM_RANKS), as_bool=True)),
+    Field("stock", LIST, "the stock, its end the top", Pile("stock", np.int8, "stock_len")),
+    Field("pile", LIST, "the pile, its end the top", Pile("pile", np.int8, "pile_len")),
+    Field("pile_counts", LIST, "the pile's cards of each rank", Array("pcnt", np.int8, (NUM_RANKS,))),
+    Field("run_rank", VALUE, "the rank of the pile's top run of equal ranks (EMPTY: an empty pile)", Row("run_rank")),
+    Field("run_len", VALUE, "the length of that run", Row("run_len")),
+    Field("cleared", LIST, "the cards cleared from play, in order", Pile("cleared", np.int8, "cleared_len")),
+    Field("cleared_counts", LIST, "the cleared cards of each rank", Array("ccnt", np.int8, (NUM_RANKS,))),
+    Field("picked", ROWS, "SWAP phase: the cards each seat has picked to lie face up so far (empty afterwards)",
+          Derived(arrays=("picked", "pl", "row"))),
+    Field("picked_counts", ROWS, "each seat's SWAP picks of each rank", Derived(arrays=("picked", "pl", "row"))),
+    Field("dealt_up", ROWS, "each seat's dealt face-up cards of each rank", Derived(arrays=("dealt",))),
+    Field("dealt_hand", ROWS, "each seat's dealt hand cards of each rank", Derived(arrays=("dealt",))),
+    Field("swap_picks", LIST, "the SWAP picks each seat has made", SeatColumn("pl", "swap_picks")),
+    Field("phase", VALUE, "SWAP, PLAY or OVER", Row("phase")),
+    Field("current_player", VALUE, "the seat to act (-1 once over)", Row("current_player")),
+    Field("dealer", VALUE, "the dealer's seat", Row("dealer")),
+    Field("first", VALUE, "the seat left of the dealer: dealt to first, picks first, plays first", Row("first")),
+    Field("out", LIST, "each seat: True once it has gone out (no cards left)", Derived(arrays=("pl",))),
+    Field("places", LIST, "the seats that went out, in the order they did", Derived(arrays=("pl", "row"))),
+    Field("turns", VALUE, "play actions so far (PLAY, BLIND, PICKUP)", Row("turns")),
+    Field("terminated", VALUE, "True once the game ended by the rules", Row("terminated", as_bool=True)),
+    Field("truncated", VALUE, "True once it was cut off by max_turns", Row("truncated", as_bool=True)),
+    Field("rng", GENERATOR, "the game's generator (the dealer and the shuffle)"),
+    seat_fields={"pl": (("hand_size", "face_up", "swap_picks", "place"), np.int16)},
+    kernel_rows=("num_out",),
+    kernel_arrays=(
+        KernelArray("hand", np.int8, (PLAYERS, NUM_RANKS, COPIES)),  # hand[p][r] as a stack, hcnt high
+        KernelArray("up", np.int8, (PLAYERS, NUM_SLOTS)),  # face_up[p], pl[p, face_up] of them
+        KernelArray("down", np.int8, (PLAYERS, NUM_SLOTS), fill=-1),  # face_down[p], -1 for None
+        KernelArray("picked", np.int8, (PLAYERS, NUM_SLOTS)),  # picked[p], pl[p, swap_picks] of them
+        KernelArray("dealt", np.int8, (PLAYERS, 2, NUM_RANKS)),  # [dealt_up[p], dealt_hand[p]]
+    ),
+    doc="Everything on the table. Stock and pile are lists whose end is the top.",
+)
+
+
+class FiddlesticksState(STATE.base):
+    """Everything on the table (the fields: :data:`STATE`).
 
     Per player p: ``hand[p][r]`` the card ints of rank r in the hand (with ``hand_counts`` and
     ``hand_size`` kept alongside), ``face_up[p]`` the face-up cards, ``face_down[p][j]`` the card
     in face-down slot j (None once turned), ``known[p][r]`` how many rank-r cards in the hand
     everybody knows about (a public lower bound), ``absent[p][r]`` True when everybody knows that p
-holds no rank-r card beyond those ``known[p][r]`` (a forced pick-up showed that nothing in p's
-hand fitted the pile, and p's hand has gained no unseen card since). The stock is a list whose *end* is the top,
-    the pile a list whose end is the top, with ``run_rank``/``run_len`` the rank and length of
-    its top run of equal ranks. In the SWAP phase ``picked[p]`` holds the cards p has chosen
-    (taken out of hand/face-up); ``dealt_up``/``dealt_hand`` remember the dealt rank counts.
+    holds no rank-r card beyond those ``known[p][r]`` (a forced pick-up showed that nothing in p's
+    hand fitted the pile, and p's hand has gained no unseen card since). The stock is a list whose
+    *end* is the top, the pile a list whose end is the top, with ``run_rank``/``run_len`` the rank
+    and length of its top run of equal ranks. In the SWAP phase ``picked[p]`` holds the cards p has
+    chosen (taken out of hand/face-up); ``dealt_up``/``dealt_hand`` remember the dealt rank counts.
     """
 
-    __slots__ = (
-        "hand", "hand_counts", "hand_size", "face_up", "face_up_counts", "face_down", "known", "absent",
-        "stock", "pile", "pile_counts", "run_rank", "run_len", "cleared", "cleared_counts",
-        "picked", "picked_counts", "dealt_up", "dealt_hand", "swap_picks",
-        "phase", "current_player", "dealer", "first", "out", "places", "turns",
-        "terminated", "truncated", "rng",
-    )
-
-    def copy(self) -> "FiddlesticksState":
-        """An independent copy: new lists (rows, and the hands' lists by rank, too), the same
-        immutable values, and a generator of its own in the same state (the same future draws)."""
-        t = FiddlesticksState()
-        t.hand = [[of_rank[:] for of_rank in hand] for hand in self.hand]
-        t.hand_counts = [row[:] for row in self.hand_counts]
-        t.hand_size = self.hand_size[:]
-        t.face_up = [row[:] for row in self.face_up]
-        t.face_up_counts = [row[:] for row in self.face_up_counts]
-        t.face_down = [row[:] for row in self.face_down]
-        t.known = [row[:] for row in self.known]
-        t.absent = [row[:] for row in self.absent]
-        t.stock = self.stock[:]
-        t.pile = self.pile[:]
-        t.pile_counts = self.pile_counts[:]
-        t.run_rank = self.run_rank
-        t.run_len = self.run_len
-        t.cleared = self.cleared[:]
-        t.cleared_counts = self.cleared_counts[:]
-        t.picked = [row[:] for row in self.picked]
-        t.picked_counts = [row[:] for row in self.picked_counts]
-        t.dealt_up = [row[:] for row in self.dealt_up]
-        t.dealt_hand = [row[:] for row in self.dealt_hand]
-        t.swap_picks = self.swap_picks[:]
-        t.phase = self.phase
-        t.current_player = self.current_player
-        t.dealer = self.dealer
-        t.first = self.first
-        t.out = self.out[:]
-        t.places = self.places[:]
-        t.turns = self.turns
-        t.terminated = self.terminated
-        t.truncated = self.truncated
-        t.rng = copy_generator(self.rng)
-        return t
+    __slots__ = ()
 
     def cards_left(self, p: int) -> int:
         """Cards player p still holds: hand, face-up and face-down."""

@@ -61,6 +61,7 @@ from card_envs.fiddlesticks.rules import (
 )
 
 NUM_PHASES = 3
+SLOT_SCALE = NUM_SLOTS  #: face-up cards and SWAP picks (at most one a slot) are shown divided by this
 
 _rank = views.rank_names(RANK_NAMES)
 _counts = views.counts(_rank)
@@ -168,15 +169,15 @@ def layout_for(num_players: int, num_decks: int, max_turns: int) -> Layout:
             ("phase", NUM_PHASES, "one-hot phase: swap, play, over"),
             ("to_act", n, "one-hot relative seat of the player to act (all 0 once the game is over)"),
             ("hand", NUM_RANKS, f"own hand: cards of each rank 2..A, divided by {K} (SWAP: the dealt hand)"),
-            ("picked", NUM_RANKS, "own SWAP picks so far, by rank, divided by 3 (0 after the SWAP)"),
-            ("face_up", (n, NUM_RANKS), "face-up cards of each relative seat (self first), by rank, divided by 3 "
-             "(SWAP: the dealt face-up cards)"),
+            ("picked", NUM_RANKS, f"own SWAP picks so far, by rank, divided by {SLOT_SCALE} (0 after the SWAP)"),
+            ("face_up", (n, NUM_RANKS), "face-up cards of each relative seat (self first), by rank, divided by "
+             f"{SLOT_SCALE} (SWAP: the dealt face-up cards)"),
             ("face_down", (n, NUM_SLOTS), "1 if the face-down slot still holds a card (unknown to everyone)"),
             ("hand_size", n, f"cards in each seat's hand, divided by {total}"),
             ("known", (n, NUM_RANKS), f"hand cards everybody knows each seat holds, by rank, divided by {K}"),
             ("absent", (n, NUM_RANKS), "1 if everybody knows the seat holds no card of the rank beyond its known "
              "ones (a forced pick-up: nothing fitted the pile; void once it draws from the stock)"),
-            ("swap_picks", n, "SWAP picks each seat has made, divided by 3"),
+            ("swap_picks", n, f"SWAP picks each seat has made, divided by {SLOT_SCALE}"),
             ("out", n, f"finishing place of each seat (1 = first out), divided by {n}; 0 while it has cards"),
             ("pile_top", NUM_RANKS, "one-hot rank of the pile's top card (all 0: empty pile)"),
             ("pile_run", 1, f"length of the run of equal ranks on top of the pile, divided by {K}"),
@@ -207,8 +208,9 @@ class Codec:
         K = 4 * cfg.num_decks
         total = 52 * cfg.num_decks
         scale_of = {
-            "hand": K, "picked": 3, "face_up": 3, "hand_size": total, "known": K, "swap_picks": 3,
-            "out": n, "pile_run": K, "pile_counts": K, "cleared": K, "stock_size": total, "turns": cfg.max_turns,
+            "hand": K, "picked": SLOT_SCALE, "face_up": SLOT_SCALE, "hand_size": total, "known": K,
+            "swap_picks": SLOT_SCALE, "out": n, "pile_run": K, "pile_counts": K, "cleared": K, "stock_size": total,
+            "turns": cfg.max_turns,
         }
         self.scale = np.ones(lo.size, dtype=np.float32)
         for seg in lo.segments:
