@@ -1,10 +1,10 @@
 """Collector's batched twin: the kernels of the round the set-collecting games share
 (:mod:`card_envs.set_collecting.kernels`, where the state arrays and the kernels are described),
-with the Hot flag off."""
+bound to Collector's variant (a take is the card only; one deal, the first completed set ends it)."""
 
 from __future__ import annotations
 
-from card_envs.collector.rules import CollectorRules
+from card_envs.collector.rules import VARIANT
 from card_envs.set_collecting import kernels as _set
 from card_envs.set_collecting.kernels import (  # noqa: F401  (the shared configuration and drivers)
     CONFIG,
@@ -18,6 +18,4 @@ from card_envs.set_collecting.kernels import (  # noqa: F401  (the shared config
 class Kernels(_set.Kernels):
     """Collector's kernels for one configuration, driven by ``CollectorRules``."""
 
-    def __init__(self, rules: CollectorRules):
-        super().__init__(rules)
-        assert not self.hot
+    variant = VARIANT

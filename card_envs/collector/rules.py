@@ -28,12 +28,24 @@ from card_envs.set_collecting.engine import (  # noqa: F401  (re-exported for us
     SetRules,
     SetState,
 )
+from card_envs.set_collecting.variant import SetVariant
 from card_envs.scoring import ranks_from_order
 
-NUM_ACTIONS = 18  # the game's 17 actions (fixed indices), then WAIT (the parallel API's no-op)
-WAIT = 17
+#: what Collector is, of the shared round: up to 4 players, a take is the card only, a losing
+#: claimant draws two (or nothing), one deal that the first completed set ends
+VARIANT = SetVariant(
+    name="collector",
+    title="Collector",
+    max_players=4,
+    take_label="take",
+    take_draws=0,
+    fallbacks=(("draw_two", 2), ("nothing", 0)),
+    deals=False,
+)
+WAIT = VARIANT.num_actions  # 17: the game's 17 actions (fixed indices), then WAIT (the parallel API's no-op)
+NUM_ACTIONS = WAIT + 1
 TRUNCATION_RULES = ("draw", "most_ranks")
-CONTEST_FALLBACKS = ("draw_two", "nothing")
+CONTEST_FALLBACKS = VARIANT.fallback_names
 
 
 @dataclass
@@ -50,7 +62,7 @@ class CollectorConfig:
 
     def __post_init__(self):
         self.reward_mode = opt.check_rank_only(self.reward_mode, "collector_v0")
-        self.num_players = opt.check_int("num_players", self.num_players, 2, 4)
+        self.num_players = opt.check_int("num_players", self.num_players, 2, VARIANT.max_players)
         self.hand_size = opt.check_int("hand_size", self.hand_size, 1, MAX_HAND_SIZE)
         self.dealer = opt.check_seat_or_random("dealer", self.dealer, self.num_players)
         self.max_rounds = opt.check_int("max_rounds", self.max_rounds, 1)
@@ -62,19 +74,17 @@ class CollectorRules(SetRules):
     """Collector for 2–4 players. Actions: PLAY(r) = r (0..12), DRAW_TWO = 13, TAKE(k) = 13 + k,
     WAIT = 17 (the parallel API's no-op for a player with nothing to do; never legal in AEC)."""
 
-    name = "collector_v0"
+    variant = VARIANT
+    name = VARIANT.env_name
     num_actions = NUM_ACTIONS
     wait_action = WAIT
-    take_label = "take"
-    hot = False
     reward_mode = "rank"  # the rules define no score mode
-    take_draws = 0  # a successful taker gets the card only
+    hot = False  # for callers that test it; the shared code asks ``variant``
 
     def __init__(self, **options):
-        config = opt.build_config(CollectorConfig, "collector_v0", options)
+        config = opt.build_config(CollectorConfig, self.name, options)
         super().__init__(config)
         self.max_rounds = config.max_rounds
-        self.loser_draws = 2 if config.contest_fallback == "draw_two" else 0
 
     def _check(self, s: SetState, complete: list[int]) -> None:
         """Everyone complete wins together; else the round guard; else the next round."""

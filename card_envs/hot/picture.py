@@ -1,12 +1,9 @@
 """Hot's table as a picture: the shared round's (:mod:`card_envs.set_collecting.picture`; the two games
-share their engine), with the game totals, the dealer and the last deal's points."""
+share their engine), drawn for Hot's rules (their variant, a game of deals: with the game totals, the
+dealer and the last deal's points)."""
 
 from __future__ import annotations
 
-from card_envs import pictures as P
-from card_envs.set_collecting import picture as _shared
+from card_envs.set_collecting.picture import scene
 
-
-def scene(rules, state, observer: int, private: bool) -> P.Table:
-    """The table seen through ``observer``'s view (see the shared picture)."""
-    return _shared.scene(rules, state, observer, private, hot=True)
+__all__ = ["scene"]

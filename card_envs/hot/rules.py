@@ -21,11 +21,23 @@ from card_envs.set_collecting.engine import (  # noqa: F401  (STATE re-exported:
     SetRules,
     SetState,
 )
+from card_envs.set_collecting.variant import SetVariant
 from card_envs.scoring import competition_ranks
 
-NUM_ACTIONS = 17  # the game's 16 actions (fixed indices), then WAIT (the parallel API's no-op)
-WAIT = 16
-CONTEST_FALLBACKS = ("draw", "nothing")
+#: what Hot is, of the shared round: up to 3 players, a taker also draws one card, a losing
+#: claimant draws a replacement (two cards in all, or only the one), deals scored to a target
+VARIANT = SetVariant(
+    name="hot",
+    title="Hot",
+    max_players=3,
+    take_label="draw one take",
+    take_draws=1,
+    fallbacks=(("draw", 2), ("nothing", 1)),
+    deals=True,
+)
+WAIT = VARIANT.num_actions  # 16: the game's 16 actions (fixed indices), then WAIT (the parallel API's no-op)
+NUM_ACTIONS = WAIT + 1
+CONTEST_FALLBACKS = VARIANT.fallback_names
 
 
 @dataclass
@@ -43,7 +55,7 @@ class HotConfig:
     contest_fallback: str = "draw"
 
     def __post_init__(self):
-        self.num_players = opt.check_int("num_players", self.num_players, 2, 3)
+        self.num_players = opt.check_int("num_players", self.num_players, 2, VARIANT.max_players)
         self.target_points = opt.check_int("target_points", self.target_points, 1)
         self.single_deal = opt.check_bool("single_deal", self.single_deal)
         self.reward_mode = opt.check_reward_mode(self.reward_mode)
@@ -67,19 +79,17 @@ class HotRules(SetRules):
     """Hot for 2–3 players. Actions: PLAY(r) = r (0..12), DRAW_TWO = 13, DRAW_ONE_TAKE(k) = 13 + k,
     WAIT = 16 (the parallel API's no-op for a player with nothing to do; never legal in AEC)."""
 
-    name = "hot_v0"
+    variant = VARIANT
+    name = VARIANT.env_name
     num_actions = NUM_ACTIONS
     wait_action = WAIT
-    take_label = "draw one take"
-    hot = True
-    take_draws = 1  # a successful taker also draws one card
+    hot = True  # for callers that test it; the shared code asks ``variant``
 
     def __init__(self, **options):
-        config = opt.build_config(HotConfig, "hot_v0", options)
+        config = opt.build_config(HotConfig, self.name, options)
         super().__init__(config)
         self.reward_mode = config.reward_mode
         self.max_rounds = config.max_rounds_per_deal
-        self.loser_draws = 2 if config.contest_fallback == "draw" else 1
 
     def _check(self, s: SetState, complete: list[int]) -> list[float] | None:
         """Callers score the deal and every hand is laid down; a deal reaching

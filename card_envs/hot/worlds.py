@@ -11,6 +11,23 @@ world's generator is seeded from ``rng``, so the later deals are sampled too.
 
 from __future__ import annotations
 
-from card_envs.set_collecting.worlds import sample_hot_world as sample_world
+from typing import Any
+
+import numpy as np
+
+from card_envs.hot.rules import HotRules
+from card_envs.set_collecting.engine import SetState
+from card_envs.set_collecting.worlds import sample
+
+
+def sample_world(observation: Any, rng: np.random.Generator, **options: Any) -> SetState:
+    """A Hot state consistent with ``observation`` (the observer is seat 0): the shared sampler
+    for Hot's rules, with the totals, the dealer, the deal number and the last deal's points.
+
+    ``observation``: the observation vector, or ``env.observe(agent)``'s dict. ``rng``: a numpy
+    Generator, the only source of randomness. ``options``: the env's options.
+    """
+    return sample(HotRules, observation, rng, options)
+
 
 __all__ = ["sample_world"]

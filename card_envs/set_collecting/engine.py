@@ -13,6 +13,10 @@ Both games (``help(card_envs.collector_v0)``, ``help(card_envs.hot_v0)``) run th
 * **CHECK**: every player holding all 13 ranks completes (the claim is automatic); what
   follows is the game's business (:meth:`SetRules._check`).
 
+The rest that tells the games apart (how far the takes reach, what a take and a lost contest
+draw, whether the game runs over scored deals) is each game's
+:class:`~card_envs.set_collecting.variant.SetVariant`, which the shared code asks.
+
 In the AEC API a commit phase asks the players one at a time, clockwise from the lead seat
 ``L_t = (dealer + 1 + t) mod N``; a commitment stays in ``state.pending`` and is shown to
 nobody (observations, masks, infos, renderings) until everyone has committed.
@@ -28,7 +32,7 @@ irrelevant).
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,6 +53,9 @@ from card_envs.schema import (
     SeatColumn,
     StateSchema,
 )
+
+if TYPE_CHECKING:
+    from card_envs.set_collecting.variant import SetVariant
 
 PLAY, ACQUIRE, OVER = 0, 1, 2
 PHASE_NAMES = ("play", "acquire", "over")
@@ -132,27 +139,31 @@ class SetRules:
     """The shared rules; :class:`card_envs.collector.rules.CollectorRules` and
     :class:`card_envs.hot.rules.HotRules` fill in the game's parts.
 
-    A subclass sets ``name``, ``num_actions``, ``take_draws`` (stock cards a successful taker
-    also draws), ``loser_draws`` (stock cards a losing claimant draws in all), ``max_rounds``
-    (the round guard) and implements :meth:`_check`, :meth:`scores`, :meth:`ranks`.
+    A subclass sets ``variant`` (its :class:`~card_envs.set_collecting.variant.SetVariant`: the
+    take, the contest fallbacks, whether the game runs over deals), ``name``, ``num_actions`` and
+    ``wait_action`` (the game's actions, then WAIT), ``max_rounds`` (the round guard) and
+    implements :meth:`_check`, :meth:`scores`, :meth:`ranks`. From the variant and the options
+    follow ``take_draws`` (stock cards a successful taker also draws) and ``loser_draws`` (stock
+    cards a losing claimant draws in all).
     """
 
-    name = "set_game"
-    num_actions = 18  # Collector's 17 actions, then WAIT
-    wait_action = 17  # WAIT: the parallel API's no-op (see :meth:`parallel_mask`); never legal in AEC
-    take_label = "take"
-    hot = False
+    variant: SetVariant
+    name: str
+    num_actions: int
+    wait_action: int  # WAIT: the parallel API's no-op (see :meth:`parallel_mask`); never legal in AEC
     reward_mode = "rank"
 
     def __init__(self, config: Any):
         self.config = config
         self.num_players = n = config.num_players
         self.hand_size = config.hand_size
+        self.take_draws = self.variant.take_draws
+        self.loser_draws = self.variant.loser_draws(config.contest_fallback)
         self._take_actions = [(TAKE_BASE + k - 1, k) for k in range(1, n)]
         names = {r: f"play {RANK_NAMES[r]}" for r in range(NUM_RANKS)}
         names[DRAW_TWO] = "draw two"
         for k in range(1, self.wait_action - TAKE_BASE + 1):
-            names[TAKE_BASE + k - 1] = f"{self.take_label} {k}"
+            names[TAKE_BASE + k - 1] = f"{self.variant.take_label} {k}"
         names[self.wait_action] = "wait"
         self._names = [names[a] for a in range(self.num_actions)]
         lookup = {name.lower(): a for a, name in enumerate(self._names)}
@@ -468,7 +479,7 @@ class SetRules:
             return outcome
         if not (complete or c.round + 1 >= self.max_rounds):
             return False
-        if not self.hot:  # the game ends, the hands laid down
+        if not self.variant.deals:  # the game ends, the hands laid down
             return outcome if hidden_left else False
         after = s.copy()
         self.apply(after, action)

@@ -1,10 +1,11 @@
 """Collector's (and Hot's) batched twin: the shared round engine as compiled kernels.
 
-Collector and Hot run one engine (:mod:`card_envs.set_collecting.engine`); so do their kernels. A flag
-of the configuration (``cfg[C_HOT]``) switches on Hot's differences: a taker also draws one card,
-a contest loser draws a replacement (``contest_fallback``), the callers score the deal from their
-opponents' missing ranks, and the game runs over deals to ``target_points``
-(:mod:`card_envs.hot.kernels` only names the configuration). The state of N games, one row per
+Collector and Hot run one engine (:mod:`card_envs.set_collecting.engine`); so do their kernels. What
+differs is the game's variant (``rules.variant``), read into the configuration array: how many
+cards a taker and a contest loser draw (``cfg[C_TAKE_DRAWS]``, ``cfg[C_LOSER_DRAWS]``), and whether
+the game runs over deals (``cfg[C_DEALS]``: Hot's callers score the deal from their opponents'
+missing ranks, into totals, the deals going on to ``target_points``; else Collector's first
+completed set ends the game). Each game's kernels module binds its variant. The state of N games, one row per
 game (struct of arrays; P = players), declared with the rules' state (``engine.STATE``: each
 field of ``SetState`` and where these arrays keep it; the drivers take the arrays in its order):
 
@@ -43,9 +44,10 @@ from collections import deque
 import numpy as np
 from numba import njit, prange
 
-from card_envs.set_collecting import view as set_view
 from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
+from card_envs.set_collecting import view as set_view
 from card_envs.set_collecting.engine import ACQUIRE, DECK, DRAW_TWO, NUM_RANKS, OVER, PLAY, STATE, SetState
+from card_envs.set_collecting.variant import SetVariant
 from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
 
 DECK_SIZE = len(DECK)  # the stock's ring buffer holds the whole deck
@@ -62,17 +64,18 @@ CONFIG = ConfigArray(
     ("hand_size", lambda r: r.config.hand_size),
     ("dealer", lambda r: -1 if r.config.dealer == "random" else r.config.dealer),
     ("max_rounds", lambda r: r.max_rounds),
-    ("hot", lambda r: r.hot),
+    ("deals", lambda r: r.variant.deals),
     ("take_draws", lambda r: r.take_draws),
     ("loser_draws", lambda r: r.loser_draws),
-    ("most_ranks", lambda r: not r.hot and r.config.truncation_rule == "most_ranks"),
-    ("target_points", lambda r: r.config.target_points if r.hot else 0),
-    ("single_deal", lambda r: r.hot and r.config.single_deal),
-    ("max_deals", lambda r: r.config.max_deals if r.hot else 0),
+    # the options of one game or the other (0 where the game has none)
+    ("most_ranks", lambda r: getattr(r.config, "truncation_rule", None) == "most_ranks"),
+    ("target_points", lambda r: getattr(r.config, "target_points", 0)),
+    ("single_deal", lambda r: getattr(r.config, "single_deal", False)),
+    ("max_deals", lambda r: getattr(r.config, "max_deals", 0)),
     ("score_mode", lambda r: r.reward_mode == "score"),
     ("actions", lambda r: r.num_actions),
 )
-(C_PLAYERS, C_HAND, C_DEALER, C_MAX_ROUNDS, C_HOT, C_TAKE_DRAWS, C_LOSER_DRAWS, C_MOST_RANKS, C_TARGET, C_SINGLE,
+(C_PLAYERS, C_HAND, C_DEALER, C_MAX_ROUNDS, C_DEALS, C_TAKE_DRAWS, C_LOSER_DRAWS, C_MOST_RANKS, C_TARGET, C_SINGLE,
  C_MAX_DEALS, C_SCORE_MODE, C_ACTIONS) = (CONFIG.index(name) for name, _ in CONFIG.entries)
 # offsets into the observation (``offs`` indices), from the view's Layout (-1: not in this game)
 _SEGMENTS = ("phase", "lead", "round", "stock_size", "own_commit", "committed", "played", "last_played",
@@ -319,9 +322,9 @@ def _resolve_cards(hand, known, counts, kcounts, stock, seat, row, cfg, g):
 @njit(cache=True)
 def _rank(seat, row, cfg, g, p):
     """The competition rank of ``p`` once the game is over (``CollectorRules.ranks`` /
-    ``HotRules.ranks``)."""
+    ``HotRules.ranks``): by total in a game of deals, else by completion."""
     n = cfg[C_PLAYERS]
-    if cfg[C_HOT]:
+    if cfg[C_DEALS]:
         if row[g, TRUNCATED]:
             return 1
         better = 0
@@ -387,7 +390,7 @@ def _check(hand, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, g, or
     for p in range(n):
         if seat[g, p, DIST] == NUM_RANKS:
             complete += 1
-    if not cfg[C_HOT]:
+    if not cfg[C_DEALS]:
         if complete:
             for p in range(n):
                 seat[g, p, WINNER] = 1 if seat[g, p, DIST] == NUM_RANKS else 0
@@ -537,7 +540,7 @@ def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats
     for i in range(rg[POS]):  # who has committed (the order of asking is public), not what
         rel = st[i, ORDER] - me
         o[offs[O_COMMITTED] + (rel + n if rel < 0 else rel)] = 1.0
-    hot = cfg[C_HOT]
+    deals = cfg[C_DEALS]
     has_shown = rg[HAS_SHOWN]
     o_played, o_last, o_taken, o_claimed = offs[O_PLAYED], offs[O_LAST_PLAYED], offs[O_TAKEN], offs[O_CLAIMED]
     o_sizes, o_drawn, o_known, o_shown = offs[O_HAND_SIZES], offs[O_LAST_DRAWN], offs[O_KNOWN], offs[O_SHOWN]
@@ -575,7 +578,7 @@ def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats
             o[offs[O_CALLERS] + k] = 1.0
         if sp[FIRST]:
             o[offs[O_FIRST] + k] = 1.0
-        if hot:
+        if deals:
             o[offs[O_SCORES] + k] = np.float32(sp[SCORE])
             o[offs[O_DEAL_POINTS] + k] = np.float32(sp[LAST_POINTS])
     cm = counts[g, me]
@@ -592,7 +595,7 @@ def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats
         if at >= DECK_SIZE:
             at -= DECK_SIZE
         o[base + i * NUM_RANKS + _RANK[sk[at]]] = 1.0
-    if hot:
+    if deals:
         rel = rg[DEALER] - me
         o[offs[O_DEALER] + (rel + n if rel < 0 else rel)] = 1.0
         o[offs[O_DEAL]] = np.float32(rg[DEAL])
@@ -612,35 +615,32 @@ def encode_parallel(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, s
 
 @njit(cache=True)
 def results_kernel(seat, row, cfg, rows, scores, ranks):
-    """Final scores (Collector: different ranks held; Hot: game totals) and competition ranks."""
+    """Final scores (one deal, Collector: different ranks held; deals, Hot: game totals) and competition ranks."""
     n = cfg[C_PLAYERS]
     for k in range(rows.shape[0]):
         g = rows[k]
         for p in range(n):
-            scores[g, p] = seat[g, p, SCORE] if cfg[C_HOT] else seat[g, p, DIST]
+            scores[g, p] = seat[g, p, SCORE] if cfg[C_DEALS] else seat[g, p, DIST]
             ranks[g, p] = _rank(seat, row, cfg, g, p)
 
 
-class _View:
-    """The view's layout for a rules object (``GameKernels`` asks ``view.layout(rules)``)."""
-
-    @staticmethod
-    def layout(rules):
-        return set_view.make_layout(rules.num_players, rules.hot)
-
-
 class Kernels(GameKernels):
-    """Collector's kernels for one configuration (the interface ``card_envs.vector.VectorEnv``
-    uses); :class:`card_envs.hot.kernels.Kernels` is the same class for Hot's rules."""
+    """The kernels of one set-collecting table (the interface ``card_envs.vector.VectorEnv``
+    uses), for the game ``rules.variant`` says; each game's kernels module subclasses it naming
+    its variant (``card_envs.collector.kernels.Kernels``, ``card_envs.hot.kernels.Kernels``)."""
 
     CURRENT = CUR
     LOWER_IS_BETTER = False
+    #: the game these kernels run (a game's subclass names its own; None: the rules' game)
+    variant: SetVariant | None = None
 
     def __init__(self, rules):
-        super().__init__(rules, _View)
-        self.hot = bool(rules.hot)
+        if self.variant is not None and rules.variant is not self.variant:
+            raise ValueError(f"{self.variant.title}'s kernels cannot run {rules.name}'s rules")
+        super().__init__(rules, set_view)
+        self.variant = rules.variant
         self.cfg = CONFIG.array(rules)
-        layout = _View.layout(rules)
+        layout = set_view.layout(rules)
         self.offs = np.array([layout.by_name[s].start if s in layout.by_name else -1 for s in _SEGMENTS],
                              dtype=np.int64)
         self._no_decks = np.zeros((1, 1), dtype=np.int64)
@@ -670,8 +670,9 @@ class Kernels(GameKernels):
             a["counts"], a["kcounts"], a["seat"], a["shown"], a["stock"], a["row"], self.cfg, self.offs, rows, seats, out)
 
     def points(self, a) -> np.ndarray:
-        """``(N, P)``: Hot's game totals; Collector's different ranks held (a copy)."""
-        if self.hot:
+        """``(N, P)``: the game totals in a game of deals (Hot); else (Collector) the different ranks
+        held (a copy)."""
+        if self.variant.deals:
             return a["seat"][:, :, SCORE]
         return a["seat"][:, :, DIST].copy()
 

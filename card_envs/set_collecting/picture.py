@@ -20,18 +20,20 @@ HAND_SLOTS = 10  # a longer hand fans out
 STOCK_SLOTS = 6
 
 
-def scene(rules, state, observer: int, private: bool, hot: bool = False) -> P.Table:
+def scene(rules, state, observer: int, private: bool) -> P.Table:
     """The table seen through ``observer``'s view; ``private=False`` leaves out that seat's hand
-    and its own commitment, which leaves what every seat sees."""
-    v = view(state, observer, hot)
+    and its own commitment, which leaves what every seat sees. The game is ``rules.variant``'s
+    (a game of deals shows the deal, the dealer, the totals and the last deal's points)."""
+    variant = rules.variant
+    deals = variant.deals
+    v = view(state, observer, variant)
     n = v.num_players
     seat = lambda k: (observer + k) % n  # noqa: E731
     who = lambda k: P.seat_name(seat(k), observer if private else None)  # noqa: E731
-    title = "Hot" if hot else "Collector"
     if v.phase == "over":
         head = "game over; first place: " + (", ".join(who(k) for k in range(n) if v.first_place[k]) or "-")
     else:
-        head = (f"round {v.round + 1}" + (f" of deal {v.deal + 1}, dealer {who(v.dealer)}" if hot else "")
+        head = (f"round {v.round + 1}" + (f" of deal {v.deal + 1}, dealer {who(v.dealer)}" if deals else "")
                 + f", phase {v.phase}, lead {who(v.lead)}")
     waiting = [who((p - observer) % n) for p in range(n) if not v.committed[(p - observer) % n]] if v.phase != "over" else []
     status = [head, ("waiting for: " + ", ".join(waiting)) if waiting else " "]
@@ -57,7 +59,7 @@ def scene(rules, state, observer: int, private: bool, hot: bool = False) -> P.Ta
         label = [who(k), f"{v.hand_sizes[k]} cards"]
         if k == 0 and private:
             label.append(f"ranks held {sum(1 for r in range(NUM_RANKS) if v.hand[r])}/13")
-        if hot:
+        if deals:
             label.append(f"total {v.scores[k]}" + ("  D" if k == v.dealer else ""))
             label.append(f"last deal {v.last_deal_points[k]}")
         if v.callers[k]:
@@ -67,4 +69,4 @@ def scene(rules, state, observer: int, private: bool, hot: bool = False) -> P.Ta
             P.Group(caption, hand, slots=HAND_SLOTS),
             P.Group("played", [P.GAP if played is None else P.Face(RANK_NAMES[played])]),
         ], highlight=v.phase != "over" and not v.committed[k]))
-    return P.Table(title, status, [centre], seats, seat_columns=1)
+    return P.Table(variant.title, status, [centre], seats, seat_columns=1)

@@ -20,8 +20,9 @@ from functools import lru_cache
 import numpy as np
 
 from card_envs import cards
-from card_envs.set_collecting.engine import NUM_RANKS, PHASE_NAMES, RANK_NAMES, SetState
 from card_envs.encoding import CardCensus, Layout, Zone, write_one_hot
+from card_envs.set_collecting.engine import NUM_RANKS, PHASE_NAMES, RANK_NAMES, SetState
+from card_envs.set_collecting.variant import SetVariant
 
 
 @lru_cache(maxsize=None)
@@ -35,8 +36,10 @@ def _census(num_players: int) -> CardCensus:
 
 
 @lru_cache(maxsize=None)
-def _layout(n: int, num_actions: int, hot: bool, max_rounds: int, target_points: int, max_deals: int) -> Layout:
+def _layout(n: int, num_actions: int, variant: SetVariant, max_rounds: int, target_points: int,
+            max_deals: int) -> Layout:
     ranks = " ".join(RANK_NAMES)
+    deals = variant.deals
     segments = _census(n).segments() + [
         ("card_known", 52, "1 if the card is publicly known to be in its holder's hand"),
         ("stock_unknown", 1, "cards at the top of the stock nobody has seen, divided by 52"),
@@ -47,7 +50,7 @@ def _layout(n: int, num_actions: int, hot: bool, max_rounds: int, target_points:
         ("to_act", n, "one-hot seat of the player to act (zeros once the game is over)"),
         ("dealer", n, "one-hot seat of the dealer"),
         ("lead", n, "one-hot lead seat of this round (the phase asks clockwise from it)"),
-        ("round", 1, f"rounds played{' this deal' if hot else ''}, divided by {max_rounds}"),
+        ("round", 1, f"rounds played{' this deal' if deals else ''}, divided by {max_rounds}"),
         ("last_played", (n, 52), "one-hot card each seat played in the last resolved round"),
         ("last_taken_by", (n, n), "[discarder, taker] = 1 if the taker got the discarder's card last round"),
         ("last_claimed", (n, n), "[claimant, discarder] = 1 if the claimant chose to take that card last round"),
@@ -55,11 +58,12 @@ def _layout(n: int, num_actions: int, hot: bool, max_rounds: int, target_points:
         ("laid_down", 1, "1 while the hands are laid down (shown)"),
         ("shown", (n, NUM_RANKS), f"the ranks ({ranks}) of every hand laid down at the end (of the last scored "
          "deal in Hot), counts divided by 4"),
-        ("winners", n, "seats that completed a set at the last check" + (" (the last deal's callers)" if hot else "")),
+        ("winners", n,
+         "seats that completed a set at the last check" + (" (the last deal's callers)" if deals else "")),
         ("first_place", n, "1 where the seat shares first place (once the game is over)"),
         ("ended", 2, "[terminated, truncated]"),
     ]
-    if hot:
+    if deals:
         most_deal = 13 * (n - 1)
         segments += [
             ("totals", n, f"game totals, divided by target_points ({target_points})",
@@ -71,10 +75,11 @@ def _layout(n: int, num_actions: int, hot: bool, max_rounds: int, target_points:
 
 
 def layout(rules) -> Layout:
-    """The state's layout for this configuration of Collector or Hot."""
+    """The state's layout for this configuration of Collector or Hot (a game of deals, its variant
+    says, adds the totals, the deal number and the last deal's points)."""
     c = rules.config
     return _layout(
-        rules.num_players, rules.num_actions, rules.hot, rules.max_rounds,
+        rules.num_players, rules.num_actions, rules.variant, rules.max_rounds,
         getattr(c, "target_points", 11), getattr(c, "max_deals", 100),
     )
 
@@ -85,7 +90,7 @@ class Codec:
     def __init__(self, rules):
         self.rules = rules
         self.n = rules.num_players
-        self.hot = rules.hot
+        self.deals = rules.variant.deals
         self.census = _census(self.n)
         self.layout = layout(rules)
         self.max_rounds = rules.max_rounds
@@ -128,7 +133,7 @@ class Codec:
             x[ws + p] = 1.0
         x[sl["first_place"]] = np.asarray(s.first_place, dtype=np.float32)
         x[sl["ended"]] = (float(s.terminated), float(s.truncated))
-        if self.hot:
+        if self.deals:
             x[sl["totals"]] = np.asarray(s.scores, dtype=np.float64) / self.target
             x[sl["deal"]] = s.deal / self.max_deals
             x[sl["last_deal_points"]] = np.asarray(s.last_deal_points, dtype=np.float64) / (13 * (n - 1))

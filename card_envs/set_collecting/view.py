@@ -8,6 +8,10 @@ be in each hand (taken cards and seen stock cards drawn, minus those played sinc
 bottom of the stock (the returned cards, in order) and the hands laid down at the end. Hot adds
 the game totals, the dealer, the deal number and the points of the last deal.
 
+The functions here take the game's variant (:mod:`card_envs.set_collecting.variant`, Collector's
+by default) and ask it what differs: a game of deals adds those segments. Each game's ``view``
+module binds its own (:class:`GameView`).
+
 Seats are relative: 0 is the observer, 1 the next player clockwise, and so on. Cards are ranks
 (A=0 .. K=12): suits do not matter in these games. ``PlayerView.card_name(r)`` names one, and
 ``view.readable()`` (printed by ``str(view)``) gives the whole view by name: rank counts as the
@@ -49,19 +53,21 @@ from itertools import islice
 import numpy as np
 
 from card_envs import cards, views
-from card_envs.set_collecting.engine import DRAW_TWO, NUM_RANKS, OVER, PHASE_NAMES, RANK_NAMES, TAKE_BASE, SetState
 from card_envs.encoding import Layout, read_scaled
+from card_envs.set_collecting.engine import DRAW_TWO, NUM_RANKS, OVER, PHASE_NAMES, RANK_NAMES, SetState
+from card_envs.set_collecting.variant import SetVariant, as_variant, variant_named
 
 STOCK_DEPTH = 52  # the stock never holds more than the deck
 
 
 @lru_cache(maxsize=None)
-def commit_names(hot: bool) -> tuple[str, ...]:
-    """The actions a seat can commit (``own_commit``; not WAIT), by the env's names."""
-    take = "draw one take" if hot else "take"
+def commit_names(variant: SetVariant | str | bool = "collector") -> tuple[str, ...]:
+    """The actions a seat of the game ``variant`` can commit (``own_commit``; not WAIT), by the
+    env's names."""
+    variant = as_variant(variant)
     names = [f"play {RANK_NAMES[r]}" for r in range(NUM_RANKS)] + ["draw two"]
-    names += [f"{take} {k}" for k in range(1, num_actions(hot) - TAKE_BASE + 1)]
-    assert len(names) == num_actions(hot) and names[DRAW_TWO] == "draw two"
+    names += [f"{variant.take_label} {k}" for k in range(1, variant.max_players)]
+    assert len(names) == variant.num_actions and names[DRAW_TWO] == "draw two"
     return tuple(names)
 
 
@@ -74,7 +80,7 @@ _counts = views.counts(_rank)
     numbering="Collector/Hot: ranks only (suits do not matter): rank index A=0, 2=1 .. 10=9, J=10, Q=11, K=12",
     fields={
         "hand": _counts,
-        "own_commit": views.from_view(lambda v: None if v.own_commit is None else commit_names(v.hot)[v.own_commit]),
+        "own_commit": views.from_view(lambda v: None if v.own_commit is None else commit_names(v.game)[v.own_commit]),
         "played": views.per_seat(views.card(_rank)),
         "last_played": views.per_seat(views.card(_rank)),
         "known_cards": views.per_seat(_counts),
@@ -89,7 +95,7 @@ class PlayerView:
     num_players: int
     phase: str  # "play", "acquire" or "over"
     lead: int  # relative seat of the lead seat L_t
-    round: int  # t (in Hot, within the deal)
+    round: int  # t (in a game of deals, Hot, within the deal)
     hand: tuple[int, ...]  # own rank counts, 13
     hand_sizes: tuple[int, ...]
     stock_size: int
@@ -105,32 +111,36 @@ class PlayerView:
     shown_hands: tuple[tuple[int, ...], ...] | None  # hands laid down (rank counts) or None
     callers: tuple[bool, ...]  # completed a set at the last check (Collector: the winners; Hot: last deal's callers)
     first_place: tuple[bool, ...]  # at the game's end: shares first place (all False before)
-    scores: tuple[int, ...] | None = None  # Hot: game totals
-    dealer: int | None = None  # Hot: relative seat of the dealer
-    deal: int | None = None  # Hot: deal number, 0-based
-    last_deal_points: tuple[int, ...] | None = None  # Hot: points of the last finished deal
-    game: str = "collector"
+    scores: tuple[int, ...] | None = None  # with deals (Hot): game totals
+    dealer: int | None = None  # with deals: relative seat of the dealer
+    deal: int | None = None  # with deals: deal number, 0-based
+    last_deal_points: tuple[int, ...] | None = None  # with deals: points of the last finished deal
+    game: str = "collector"  # the game's short name (its variant's)
 
     @property
-    def hot(self) -> bool:
-        return self.game == "hot"
+    def variant(self) -> SetVariant:
+        """The game's :class:`~card_envs.set_collecting.variant.SetVariant`."""
+        return variant_named(self.game)
 
 
-def num_actions(hot: bool) -> int:
+def num_actions(variant: SetVariant | str | bool = "collector") -> int:
     """The game's own actions (the own_commit segment); the env appends WAIT, never committed."""
-    return 16 if hot else 17
+    return as_variant(variant).num_actions
 
 
 @lru_cache(maxsize=None)  # decode is called every step by the heuristic: build each layout once
-def make_layout(num_players: int, hot: bool = False, max_rounds: int = 200, target_points: int = 11,
-                max_deals: int = 100) -> Layout:
-    """The observation layout for ``num_players`` (the bounds follow the options)."""
+def make_layout(num_players: int, variant: SetVariant | str | bool = "collector", max_rounds: int = 200,
+                target_points: int = 11, max_deals: int = 100) -> Layout:
+    """The observation layout of the game ``variant`` for ``num_players`` (the bounds follow the
+    options; ``target_points`` and ``max_deals`` matter to a game of deals only)."""
     n = num_players
-    a = num_actions(hot)
+    variant = as_variant(variant)
+    deals = variant.deals
+    a = variant.num_actions
     segs = [
         ("phase", 2, "one-hot: PLAY, ACQUIRE (zeros once the game is over)"),
         ("lead", n, "one-hot relative seat of the lead seat L_t (asked first, served first)"),
-        ("round", 1, "round t" + (" of this deal" if hot else ""), max(max_rounds - 1, 1)),
+        ("round", 1, "round t" + (" of this deal" if deals else ""), max(max_rounds - 1, 1)),
         ("stock_size", 1, "cards in the stock", 52),
         ("own_commit", a, "one-hot: the action this player committed in this phase (hidden from others)"),
         ("committed", n, "1 where that relative seat has committed in this phase (what is hidden)"),
@@ -144,15 +154,15 @@ def make_layout(num_players: int, hot: bool = False, max_rounds: int = 200, targ
         ("stock_known", (STOCK_DEPTH, NUM_RANKS),
          "row i: rank one-hot of the stock card i from the top, if seen (returned cards)"),
         ("shown_hands", (n, NUM_RANKS),
-         "rank counts of the hands laid down " + ("at the last scored deal" if hot else "at the end"), 4),
+         "rank counts of the hands laid down " + ("at the last scored deal" if deals else "at the end"), 4),
         ("last_claimed", (n, n),
          "row p: one-hot relative seat whose card p claimed in the last ACQUIRE (zeros: p drew two); "
          "with last_taken_by, who won each contest, and with last_drawn, what each loser got instead"),
         ("callers", n, "1 where that relative seat completed a set at the last check ("
-         + ("the callers of the last finished deal" if hot else "the winners, at the end") + ")"),
+         + ("the callers of the last finished deal" if deals else "the winners, at the end") + ")"),
         ("first_place", n, "at the game's end: 1 where that relative seat shares first place (zeros before)"),
     ]
-    if hot:
+    if deals:
         segs += [
             ("scores", n, "game totals, by relative seat", target_points + 13 * (n - 1)),
             ("dealer", n, "one-hot relative seat of this deal's dealer"),
@@ -163,12 +173,12 @@ def make_layout(num_players: int, hot: bool = False, max_rounds: int = 200, targ
 
 
 def layout(rules) -> Layout:
-    """The observation layout of the table ``rules`` plays (Collector's or Hot's: ``rules.hot``)."""
+    """The observation layout of the table ``rules`` plays (its game: ``rules.variant``)."""
     c = rules.config
     return make_layout(
         rules.num_players,
-        rules.hot,
-        max_rounds=getattr(c, "max_rounds", None) or getattr(c, "max_rounds_per_deal"),
+        rules.variant,
+        max_rounds=rules.max_rounds,
         target_points=getattr(c, "target_points", 11),
         max_deals=getattr(c, "max_deals", 100),
     )
@@ -178,16 +188,16 @@ class Codec:
     """Observation vectors of one table's views, and back (``decode(encode(v)) == v``)."""
 
     def __init__(self, rules):
-        self.hot = rules.hot
+        self.variant = rules.variant
         self.encode = encode  # the module's: the vector depends on the view alone (no wrapper per step)
 
     def decode(self, vector: np.ndarray) -> "PlayerView":
-        return decode(vector, self.hot)
+        return decode(vector, self.variant)
 
 
 @lru_cache(maxsize=None)
-def _slices(num_players: int, hot: bool) -> dict[str, int]:
-    layout = make_layout(num_players, hot)
+def _slices(num_players: int, variant: SetVariant | str) -> dict[str, int]:
+    layout = make_layout(num_players, variant)
     out = {s.name: s.start for s in layout.segments} | {"_size": layout.size, "_counts": layout.by_name["hand"].start}
     # encode writes these four segments in one go: they must lie end to end in this order
     assert out["hand_sizes"] == out["hand"] + NUM_RANKS and out["last_drawn"] == out["hand_sizes"] + num_players
@@ -196,19 +206,23 @@ def _slices(num_players: int, hot: bool) -> dict[str, int]:
 
 
 @lru_cache(maxsize=None)
-def _size_to_players(size: int, hot: bool) -> int:
+def _size_to_players(size: int, variant: SetVariant) -> int:
     for n in range(2, 5):
-        if make_layout(n, hot).size == size:
+        if make_layout(n, variant).size == size:
             return n
-    raise ValueError(f"no {'hot' if hot else 'collector'} observation has {size} entries")
+    raise ValueError(f"no {variant.name} observation has {size} entries")
 
 
 # --------------------------------------------------------------------------------- the filter
 _SEATS = {n: [tuple((seat + i) % n for i in range(n)) for seat in range(n)] for n in range(2, 5)}
 
 
-def view(s: SetState, seat: int, hot: bool = False) -> PlayerView:
-    """What ``seat`` may know of state ``s``: the only place hidden information is filtered."""
+def view(s: SetState, seat: int, variant: SetVariant | str | bool = "collector", *,
+         hot: bool | None = None) -> PlayerView:
+    """What ``seat`` may know of state ``s``, a game of ``variant``: the only place hidden
+    information is filtered. (``hot=True``: the former spelling of Hot's variant.)"""
+    variant = as_variant(variant if hot is None else hot)
+    deals = variant.deals
     n = s.num_players
     seats = _SEATS[n][seat]
     done = s.order[: s.pos]
@@ -237,11 +251,11 @@ def view(s: SetState, seat: int, hot: bool = False) -> PlayerView:
         shown_hands=None if s.shown is None else tuple([tuple(s.shown[p]) for p in seats]),
         callers=tuple([p in winners for p in seats]),
         first_place=tuple([bool(s.first_place[p]) for p in seats]),
-        scores=tuple([s.scores[p] for p in seats]) if hot else None,
-        dealer=(s.dealer - seat) % n if hot else None,
-        deal=s.deal if hot else None,
-        last_deal_points=tuple([s.last_deal_points[p] for p in seats]) if hot else None,
-        game="hot" if hot else "collector",
+        scores=tuple([s.scores[p] for p in seats]) if deals else None,
+        dealer=(s.dealer - seat) % n if deals else None,
+        deal=s.deal if deals else None,
+        last_deal_points=tuple([s.last_deal_points[p] for p in seats]) if deals else None,
+        game=variant.name,
     )
 
 
@@ -249,7 +263,7 @@ def view(s: SetState, seat: int, hot: bool = False) -> PlayerView:
 def encode(v: PlayerView) -> np.ndarray:
     """The observation vector of a view (layout: :func:`make_layout`)."""
     n = v.num_players
-    o = _slices(n, v.hot)
+    o = _slices(n, v.game)
     x = np.zeros(o["_size"], dtype=np.float32)
     ones = [o["lead"] + v.lead]  # entries set to 1
     if v.phase != "over":
@@ -289,7 +303,7 @@ def encode(v: PlayerView) -> np.ndarray:
     if v.shown_hands is not None:
         sh = o["shown_hands"]
         x[sh : sh + n * NUM_RANKS] = [c for row in v.shown_hands for c in row]
-    if v.hot:
+    if v.variant.deals:
         x[o["scores"] : o["scores"] + n] = v.scores
         x[o["dealer"] + v.dealer] = 1
         x[o["deal"]] = v.deal
@@ -307,12 +321,15 @@ def _row_one_hots(nonzero: list[int], start: int, rows: int, width: int) -> list
     return out
 
 
-def decode(vector: np.ndarray, hot: bool = False) -> PlayerView:
-    """The view an observation vector encodes (``encode(decode(x)) == x``): the one-hots and
-    flags read from the indices of the nonzero entries (one numpy call), the counts as lists."""
+def decode(vector: np.ndarray, variant: SetVariant | str | bool = "collector") -> PlayerView:
+    """The view an observation vector of the game ``variant`` encodes (``encode(decode(x)) == x``):
+    the one-hots and flags read from the indices of the nonzero entries (one numpy call), the
+    counts as lists."""
+    variant = as_variant(variant)
+    deals = variant.deals
     x = np.asarray(vector, dtype=np.float32)
-    n = _size_to_players(x.shape[0], hot)
-    o = _slices(n, hot)
+    n = _size_to_players(x.shape[0], variant)
+    o = _slices(n, variant)
     nonzero = x.nonzero()[0].tolist()
 
     def one_hots(name: str, rows: int, width: int) -> list[int | None]:
@@ -343,7 +360,7 @@ def decode(vector: np.ndarray, hot: bool = False) -> PlayerView:
         hand=tuple(counts[:NUM_RANKS]),
         hand_sizes=tuple(counts[NUM_RANKS:sizes_end]),
         stock_size=int(x[o["stock_size"]]),
-        own_commit=one_hot("own_commit", num_actions(hot)),
+        own_commit=one_hot("own_commit", variant.num_actions),
         committed=flags("committed"),
         played=tuple(one_hots("played", n, NUM_RANKS)),
         last_played=tuple(one_hots("last_played", n, NUM_RANKS)),
@@ -355,11 +372,11 @@ def decode(vector: np.ndarray, hot: bool = False) -> PlayerView:
         shown_hands=shown_hands,
         callers=flags("callers"),
         first_place=flags("first_place"),
-        scores=per_seat("scores") if hot else None,
-        dealer=one_hot("dealer", n) if hot else None,
-        deal=int(x[o["deal"]]) if hot else None,
-        last_deal_points=per_seat("last_deal_points") if hot else None,
-        game="hot" if hot else "collector",
+        scores=per_seat("scores") if deals else None,
+        dealer=one_hot("dealer", n) if deals else None,
+        deal=int(x[o["deal"]]) if deals else None,
+        last_deal_points=per_seat("last_deal_points") if deals else None,
+        game=variant.name,
     )
 
 
@@ -375,15 +392,15 @@ def seat_name(i: int) -> str:
 
 def render(v: PlayerView) -> str:
     """The table as the viewer sees it, from the view alone (so it cannot leak)."""
-    return render_view(v, commit_names(v.hot))
+    return render_view(v, commit_names(v.game))
 
 
 def render_view(v: PlayerView, action_names: list[str] | None = None) -> str:
     """The table as the viewer sees it, from the view alone (so it cannot leak)."""
     n = v.num_players
-    title = "Hot" if v.hot else "Collector"
-    head = f"{title}: round {v.round}, {v.phase.upper()}, lead {seat_name(v.lead)}"
-    if v.hot:
+    variant = v.variant
+    head = f"{variant.title}: round {v.round}, {v.phase.upper()}, lead {seat_name(v.lead)}"
+    if variant.deals:
         head += f", deal {v.deal}, dealer {seat_name(v.dealer)}"
     lines = [head]
     distinct = sum(1 for c in v.hand if c)
@@ -395,28 +412,28 @@ def render_view(v: PlayerView, action_names: list[str] | None = None) -> str:
         parts = [f"seat {seat_name(i)}: {v.hand_sizes[i]} cards"]
         if any(v.known_cards[i]):
             parts.append(f"known {_ranks_text(v.known_cards[i])}")
-        if v.hot:
+        if variant.deals:
             parts.append(f"{v.scores[i]} points")
         if v.phase != "over":
             parts.append("committed" if v.committed[i] else "to commit")
         if v.played[i] is not None:
             parts.append(f"played {RANK_NAMES[v.played[i]]}")
         lines.append("  " + ", ".join(parts))
-    lines.extend(_last_round_lines(v))
+    lines.extend(_last_round_lines(v, variant))
     known = " ".join(RANK_NAMES[r] for r in v.stock_known)
     lines.append(f"stock: {v.stock_size} cards" + (f", seen bottom (top to bottom): {known}" if known else ""))
-    if v.hot and any(v.last_deal_points):
+    if variant.deals and any(v.last_deal_points):
         lines.append("last deal points: " + ", ".join(f"{seat_name(i)} {p}" for i, p in enumerate(v.last_deal_points)))
-    if v.hot and any(v.callers):
-        lines.append(f"last deal: {_seats_text(v.callers)} called Hot")
-    elif v.hot and v.deal:
-        lines.append("last deal: void (nobody called Hot)")
+    if variant.deals and any(v.callers):
+        lines.append(f"last deal: {_seats_text(v.callers)} called {variant.title}")
+    elif variant.deals and v.deal:
+        lines.append(f"last deal: void (nobody called {variant.title})")
     if v.shown_hands is not None:
-        lines.append("hands laid down" + (" at the last scored deal:" if v.hot else ":"))
+        lines.append("hands laid down" + (" at the last scored deal:" if variant.deals else ":"))
         for i in range(n):
             lines.append(f"  {seat_name(i)}: {_ranks_text(v.shown_hands[i])}")
     if v.phase == "over":
-        lines.append(_result_line(v))
+        lines.append(_result_line(v, variant))
     return "\n".join(lines)
 
 
@@ -424,22 +441,22 @@ def _seats_text(flags) -> str:
     return ", ".join(seat_name(i) for i, f in enumerate(flags) if f)
 
 
-def _result_line(v: PlayerView) -> str:
+def _result_line(v: PlayerView, variant: SetVariant) -> str:
     """Who won, at the end."""
     if all(v.first_place):
         return "game over: a draw, everyone shares first place" + (
-            "" if (any(v.callers) or v.hot) else " (round limit, nobody completed)")
+            "" if (any(v.callers) or variant.deals) else " (round limit, nobody completed)")
     first = _seats_text(v.first_place)
     one = sum(v.first_place) == 1
     wins = ("win" if v.first_place[0] else "wins") if one else "share the win"
-    if v.hot:
+    if variant.deals:
         return f"game over: {first} {wins} on points"
     if any(v.callers):
         return f"game over: {_seats_text(v.callers)} completed the set; {first} {wins}"
     return f"game over at the round limit, nobody completed: {first} {wins} with most ranks"
 
 
-def _last_round_lines(v: PlayerView) -> list[str]:
+def _last_round_lines(v: PlayerView, variant: SetVariant) -> list[str]:
     """Every revealed commitment of the last round and its outcome: what each seat played and
     where that card went, whose card each seat claimed, who won each contest and what the
     losers got instead."""
@@ -464,7 +481,7 @@ def _last_round_lines(v: PlayerView) -> list[str]:
             card = RANK_NAMES[v.last_played[c]] if v.last_played[c] is not None else "?"
             winner = v.last_taken_by[c]
             if winner == i:
-                part += f"; claimed {whose} {card} and got it" + (f", drew {drew}" if v.hot else "")
+                part += f"; claimed {whose} {card} and got it" + (f", drew {drew}" if variant.take_draws else "")
             else:
                 part += f"; claimed {whose} {card}, lost the contest to {seat_name(winner)}" + (
                     f", drew {drew} instead" if drew else ", got nothing instead")
@@ -472,13 +489,14 @@ def _last_round_lines(v: PlayerView) -> list[str]:
     return out
 
 
-def render_state(s: SetState, hot: bool = False) -> str:
-    """Every card, hidden ones included (debugging only, never for a player)."""
-    names = commit_names(hot)
+def render_state(s: SetState, variant: SetVariant | str | bool = "collector") -> str:
+    """Every card of a game of ``variant``, hidden ones included (debugging only, never for a player)."""
+    variant = as_variant(variant)
+    names = commit_names(variant)
     n = len(s.hands)
     lines = [
-        f"{'hot_v0' if hot else 'collector_v0'}: round {s.round}, phase {PHASE_NAMES[s.phase]}, dealer {s.dealer}, "
-        f"lead {s.lead}" + (f", deal {s.deal}, scores {s.scores}" if hot else "")
+        f"{variant.env_name}: round {s.round}, phase {PHASE_NAMES[s.phase]}, dealer {s.dealer}, "
+        f"lead {s.lead}" + (f", deal {s.deal}, scores {s.scores}" if variant.deals else "")
     ]
     for p in range(n):
         pend = s.pending[p]
@@ -498,3 +516,28 @@ def render_state(s: SetState, hot: bool = False) -> str:
     if s.phase == OVER:
         lines.append(f"  game over: {'terminated' if s.terminated else 'truncated'}; winners {s.winners}")
     return "\n".join(lines)
+
+
+class GameView:
+    """The view functions of one game, its variant bound: each game's ``view`` module exports
+    them as its own (``make_layout``, ``view``, ``decode``, ``render_state``)."""
+
+    def __init__(self, variant: SetVariant):
+        self.variant = variant
+
+    def make_layout(self, num_players: int, max_rounds: int = 200, target_points: int = 11,
+                    max_deals: int = 100) -> Layout:
+        """The observation layout for ``num_players`` (the bounds follow the options)."""
+        return make_layout(num_players, self.variant, max_rounds, target_points, max_deals)
+
+    def view(self, s: SetState, seat: int) -> PlayerView:
+        """What ``seat`` may know of state ``s``: the only place hidden information is filtered."""
+        return view(s, seat, self.variant)
+
+    def decode(self, vector: np.ndarray) -> PlayerView:
+        """The view an observation vector encodes (``encode(decode(x)) == x``)."""
+        return decode(vector, self.variant)
+
+    def render_state(self, s: SetState) -> str:
+        """Every card, hidden ones included (debugging only, never for a player)."""
+        return render_state(s, self.variant)

@@ -1,8 +1,8 @@
 """Collector and Hot worlds from one player's observation alone (determinization).
 
-:func:`sample_world` ``(observation, rng, **options)`` (``card_envs.collector_v0.sample_world``;
-Hot's, on the same engine, is :func:`sample_hot_world`, exported as
-``card_envs.hot_v0.sample_world``) returns a full :class:`~card_envs.set_collecting.engine.SetState`
+:func:`sample` ``(Rules, observation, rng, options)``, bound to its rules by each game's
+``sample_world(observation, rng, **options)`` (``card_envs.collector_v0.sample_world``,
+``card_envs.hot_v0.sample_world``), returns a full :class:`~card_envs.set_collecting.engine.SetState`
 in the observer's frame (the view writes seats relative to the observer, so the observer is
 seat 0 of the world) whose view encodes to the same bytes. It reads only the decoded
 observation and the options, never an env or a true state.
@@ -11,8 +11,8 @@ observation and the options, never an env or a true state.
 commitment; who has committed this phase (not what); every hand's and the stock's size; the
 cards revealed this round; the last round's plays, claims, takes and draw counts; the cards
 publicly known to be in each hand (taken, or drawn back from the seen stock bottom); the seen
-bottom of the stock, in order; the hands laid down; winners and first places; Hot's totals,
-dealer, deal number and last deal's points.
+bottom of the stock, in order; the hands laid down; winners and first places; in a game of
+deals (Hot), the totals, dealer, deal number and last deal's points.
 
 **The hidden cards.** Suits never matter in these games, so the world's cards are drawn by
 rank, then every rank's four suits are spread uniformly at random over the places that hold
@@ -57,35 +57,24 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.determinization import PlanCache, observation_vector, table, world_rng
 from card_envs.set_collecting import view as view_mod
 from card_envs.set_collecting.engine import ACQUIRE, NUM_RANKS, OVER, PLAY, SetRules, SetState
-from card_envs.determinization import PlanCache, observation_vector, table, world_rng
 
 REJECTIONS = 32  # draws tried before the exact programme takes over
 _SUIT_ROWS = np.tile(np.arange(4), (NUM_RANKS, 1))
 
 
 class _Table:
-    """What depends on the options only: the rules, the observation size, the plan cache."""
+    """What depends on the options only: the rules (and their variant), the observation size,
+    the plan cache."""
 
-    def __init__(self, game: str, rules: SetRules, hot: bool):
-        self.game = game
+    def __init__(self, rules: SetRules):
+        self.game = rules.name
         self.rules = rules
-        self.hot = hot
-        self.size = view_mod.make_layout(rules.num_players, hot).size
+        self.variant = rules.variant
+        self.size = view_mod.make_layout(rules.num_players, rules.variant).size
         self.plans = PlanCache(lambda x: _Plan(self, x))
-
-
-def _collector_table(options: dict[str, Any]) -> _Table:
-    from card_envs.collector.rules import CollectorRules
-
-    return _Table("collector_v0", CollectorRules(**options), False)
-
-
-def _hot_table(options: dict[str, Any]) -> _Table:
-    from card_envs.hot.rules import HotRules
-
-    return _Table("hot_v0", HotRules(**options), True)
 
 
 class _Incomplete:
@@ -174,8 +163,8 @@ class _Plan:
     """Everything one observation fixes, and the hidden-card problem it leaves."""
 
     def __init__(self, t: _Table, x: np.ndarray):
-        game, rules, hot = t.game, t.rules, t.hot
-        v = view_mod.decode(x, hot)
+        game, rules, deals = t.game, t.rules, t.variant.deals
+        v = view_mod.decode(x, t.variant)
         n = v.num_players
         if n != rules.num_players:
             raise ValueError(f"{game}.sample_world: the observation is of {n} players, the options give "
@@ -186,7 +175,7 @@ class _Plan:
         self.phase = phase
         over = phase == OVER
         callers = [p for p in range(n) if v.callers[p]]
-        if hot:
+        if deals:
             ended_scored = over and bool(callers)
             terminated = ended_scored and (max(v.scores) >= rules.config.target_points or rules.config.single_deal)
             laid_down = ended_scored
@@ -224,9 +213,9 @@ class _Plan:
             "winners": callers,
             "shown": None if v.shown_hands is None else [list(h) for h in v.shown_hands],
             "laid_down": laid_down,
-            "scores": list(v.scores) if hot else [0] * n,
-            "deal": v.deal if hot else 0,
-            "last_deal_points": list(v.last_deal_points) if hot else [0] * n,
+            "scores": list(v.scores) if deals else [0] * n,
+            "deal": v.deal if deals else 0,
+            "last_deal_points": list(v.last_deal_points) if deals else [0] * n,
         }
         self.last_played = [-1 if r is None else r for r in v.last_played]
         self.own_commit = -1 if v.own_commit is None else v.own_commit
@@ -364,20 +353,13 @@ def _sample(t: _Table, observation: Any, rng: np.random.Generator) -> SetState:
     return s
 
 
-def sample_world(observation: Any, rng: np.random.Generator, **options: Any) -> SetState:
-    """A Collector state consistent with ``observation`` (the observer is seat 0), its unseen
-    cards and the others' pending commitments drawn from the posterior (see the module doc).
-
-    ``observation``: the observation vector, or ``env.observe(agent)``'s dict. ``rng``: a numpy
-    Generator, the only source of randomness. ``options``: the env's options.
-    """
-    return _sample(table("collector_v0", options, _collector_table), observation, rng)
-
-
-def sample_hot_world(observation: Any, rng: np.random.Generator, **options: Any) -> SetState:
-    """:func:`sample_world` for Hot (``card_envs.hot_v0.sample_world``): the same engine and view,
-    plus the totals, the dealer, the deal number and the last deal's points."""
-    return _sample(table("hot_v0", options, _hot_table), observation, rng)
+def sample(Rules: type[SetRules], observation: Any, rng: np.random.Generator,  # noqa: N803  (a class)
+           options: dict[str, Any]) -> SetState:
+    """A state of the game ``Rules`` plays (``Rules(**options)``: its variant says what differs)
+    consistent with ``observation`` (the observer is seat 0), its unseen cards and the others'
+    pending commitments drawn from the posterior (see the module doc). Each game's
+    ``sample_world`` binds its rules."""
+    return _sample(table(Rules.name, options, lambda o: _Table(Rules(**o))), observation, rng)
 
 
-__all__ = ["sample_world", "sample_hot_world"]
+__all__ = ["sample"]
