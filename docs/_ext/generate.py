@@ -91,6 +91,7 @@ worlds ([search agents](../guides/search.md)). {first}"""
 def environment_page(game: str) -> str:
     """The Markdown page of one environment (see the module docstring)."""
     import card_envs
+    import card_envs.contract
 
     module = card_envs.ENVIRONMENTS[f"{game}_v0"]
     head, sections = _sections(module.__doc__ or "")
@@ -108,6 +109,12 @@ def environment_page(game: str) -> str:
     if "| Segment |" not in obs:
         obs += "\n\nThe layout in the default configuration:\n\n" + env.unwrapped.observation_layout.table()
     found["Observation"] = obs
+    declared = getattr(card_envs.contract.part(game, "rules"), "STATE", None)
+    if declared is not None:  # the rules engine's state, as search agents and the batched engine see it
+        found["State (privileged)"] += (
+            "\n\n### The rules engine's state\n\nThe fields of the rules state (what `sample_world` returns and "
+            "search agents simulate), how each copies, and where the batched engine keeps it "
+            "(declared once in `card_envs." + game + ".rules.STATE`):\n\n" + declared.table())
     out = [title, "", f"![{game}: a table in play](../pictures/{game}.png)", "", intro, ""]
     order = list(SECTIONS)
     extra = [t for t, _ in sections if t not in SECTIONS]

@@ -1,7 +1,10 @@
 """The compiled twin of ``agents/heuristics/golf.py``'s ``choose`` on the batched engine's
 state arrays (numba: imported only where the batched engine runs; the heuristic itself needs
 only numpy). Read ``choose`` first: this is its second implementation, held to the same choices
-by tests/agents/test_heuristic_rows.py."""
+by tests/agents/test_heuristic_rows.py.
+
+It reads the engine's state arrays by the indices the game's state declaration gives
+(``card_envs.golf.rules.STATE``, through the kernels' constants)."""
 
 from __future__ import annotations
 
