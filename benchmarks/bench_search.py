@@ -75,7 +75,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     p.add_argument("--opponents", nargs="+", default=["heuristic", "random"])
     p.add_argument("--only", nargs="+", choices=GAMES, default=list(GAMES), help="games to measure")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, help="also write the table (markdown) and the rows (.json) here")
+    p.add_argument("--out", type=Path, help="also write the table (markdown) and, beside it (.json), the rows with the "
+                                           "command and the machine (the documentation's search page reads "
+                                           "benchmarks/search_results.json)")
     args = p.parse_args(argv)
     rows = []
     for spec in args.specs:
@@ -89,7 +91,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text + "\n")
-        args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n")
+        import sys
+
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from benchmarks.bench_envs import machine
+
+        record = {"command": "python -m benchmarks.bench_search " + " ".join(argv if argv is not None else sys.argv[1:]),
+                  "machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows}
+        args.out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     return rows
 
 

@@ -7,6 +7,7 @@ Run at the start of every Sphinx build (``builder-inited``), and importable by t
   the notes on the batched engine and sampled worlds, every page with :data:`SECTIONS` in order;
 * ``results/policies.md``: a model card per shipped policy, from ``agents/pretrained/<game>.json``;
 * ``results/baselines.md``: the heuristic against random, from ``benchmarks/baselines_results.json``;
+* ``results/search.md``: the search agents' strength and cost, from ``benchmarks/search_results.json``;
 * ``results/speed.md``: the speed tables, from ``benchmarks/*_results.json`` with their machine;
 * ``notebooks/*.ipynb``: the notebooks of ``notebooks/``, rendered with their saved outputs.
 
@@ -251,6 +252,33 @@ def baselines_page() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def search_page() -> str:
+    """The search agents' strength and cost, from ``benchmarks/search_results.json``."""
+    out = ["# Search strength", "",
+           "PIMC and ISMCTS against the heuristic and random, generated from the recorded measurement "
+           "(`benchmarks/search_results.json`): the search agent in one seat against copies of the opponent, "
+           "seats rotated, duplicate deals; mean rank reward with its 95% interval; milliseconds per searched "
+           "decision, worlds or iterations per decision and simulated steps per second. "
+           "See [search agents](../guides/search.md).", ""]
+    path = ROOT / "benchmarks" / "search_results.json"
+    if not path.exists():
+        return "\n".join(out + ["No measurement is recorded yet: run `python -m benchmarks.bench_search "
+                                "--out benchmarks/search_results.md`."]) + "\n"
+    d = json.loads(path.read_text())
+    rows = d["rows"] if isinstance(d, dict) else d
+    if isinstance(d, dict):
+        out += [f"Measured with `{d.get('command')}` on {d.get('machine')}, {d.get('date')}. Few games give wide "
+                "intervals: this page says how strong the search agents are at that budget, within them.", ""]
+    out += ["| game | agent | opponent | games | mean reward (95% CI) | ms / decision | worlds or iterations / decision "
+            "| simulated steps/s |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| `{r['game']}` | `{r['agent']}` | {r['opponent']} | {r['games']} | "
+                   f"{float(r['mean_reward']):+.3f} [{float(r['low']):+.3f}, {float(r['high']):+.3f}] | "
+                   f"{float(r['ms_per_decision']):.1f} | {float(r['samples_per_decision']):.0f} | "
+                   f"{float(r['steps_per_s']):,.0f} |")
+    return "\n".join(out).rstrip() + "\n"
+
+
 def speed_page() -> str:
     """The speed tables, from the recorded benchmark JSON, each with its machine."""
     out = ["# Speed", "",
@@ -296,6 +324,7 @@ def write_all(docs: Path = DOCS) -> list[Path]:
     pages[docs / "results" / "policies.md"] = policies_page()
     pages[docs / "results" / "speed.md"] = speed_page()
     pages[docs / "results" / "baselines.md"] = baselines_page()
+    pages[docs / "results" / "search.md"] = search_page()
     for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):  # rendered with their saved outputs
         pages[docs / "notebooks" / nb.name] = nb.read_text()
     for path, text in pages.items():
