@@ -41,7 +41,7 @@ following from its place.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -167,15 +167,15 @@ class Field:
 
 @dataclass(frozen=True)
 class KernelArray:
-    """An array the kernels keep beside the state's fields: a cache of the state (rank counts,
-    sums) that ``load`` recomputes, or scratch space. ``scratch`` arrays are not part of a game's
-    state and are not passed with the state arrays."""
+    """An array the kernels keep beside the state's fields: a form of the state the kernels work
+    in (a hand as stacks by rank, a stock as a ring) that their ``load`` writes, declared in the
+    schema's ``kernel_arrays``; or scratch space, passed to :meth:`StateSchema.allocate` (not part of
+    a game's state, not among the arrays the drivers take as the state)."""
 
     name: str
     dtype: Any
     shape: tuple
     fill: int = 0
-    scratch: bool = False
 
 
 class StateSchema:
@@ -248,12 +248,8 @@ class StateSchema:
                 add(k.array, dtype, (PLAYERS, len(cols)))
         for table, (cols, dtype) in self.seat_tables.items():
             add(table, dtype, (PLAYERS, len(cols)))
-        self.scratch: list[tuple[str, Any, tuple, int]] = []
         for ka in kernel_arrays:
-            if ka.scratch:
-                self.scratch.append((ka.name, ka.dtype, tuple(ka.shape), ka.fill))
-            else:
-                add(ka.name, ka.dtype, ka.shape, ka.fill)
+            add(ka.name, ka.dtype, ka.shape, ka.fill)
         add("row", row_dtype, (len(row),))
         self.state_arrays = tuple(arrays)
         self.array_names = tuple(a[0] for a in arrays)
@@ -312,7 +308,7 @@ class StateSchema:
         space (not part of a game's state)."""
         out = {}
         extra = tuple((k.name, k.dtype, tuple(k.shape), k.fill) for k in scratch)
-        for name, dtype, shape, fill in self.state_arrays + tuple(self.scratch) + extra:
+        for name, dtype, shape, fill in self.state_arrays + extra:
             out[name] = np.full((num_envs,) + self.shape(shape, sizes), fill, dtype=dtype)
         out["rng"] = np.zeros(num_envs, dtype=np.uint64)
         return out
@@ -410,20 +406,15 @@ def _where(k) -> str:
 
 
 # ------------------------------------------------------------------------- configuration
-@dataclass(frozen=True)
 class ConfigArray:
     """The batched engine's configuration as one int64 array: each entry's name and how it is
     computed from the rules, its index following from its place (:meth:`index`)."""
 
-    entries: tuple[tuple[str, Callable[[Any], int]], ...]
-    _index: dict = field(init=False, repr=False, compare=False)
-
     def __init__(self, *entries: tuple[str, Callable[[Any], int]]):
-        object.__setattr__(self, "entries", tuple(entries))
-        names = [name for name, _ in entries]
-        if len(set(names)) != len(names):
-            raise ValueError(f"a configuration entry is declared twice: {names}")
-        object.__setattr__(self, "_index", {name: i for i, name in enumerate(names)})
+        self.entries = tuple(entries)
+        self._index = {name: i for i, (name, _) in enumerate(self.entries)}
+        if len(self._index) != len(self.entries):
+            raise ValueError(f"a configuration entry is declared twice: {[name for name, _ in self.entries]}")
 
     def index(self, name: str) -> int:
         return self._index[name]

@@ -164,10 +164,6 @@ def _literal(value):
     return value
 
 
-def _fmt(x, digits=3):
-    return f"{x:+.{digits}f}" if isinstance(x, float) else str(x)
-
-
 def _interval(row: dict, mean: str, low: str, high: str, signed: bool = True) -> str:
     def f(x):
         return f"{float(x):+.3f}" if signed else f"{float(x):.3f}"
@@ -219,6 +215,16 @@ def policies_page() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _recorded(name: str, rerun: str) -> tuple[dict | None, str]:
+    """A recorded measurement (``benchmarks/<name>``) and the line saying how and where it was
+    measured, or None and the line saying how to record it."""
+    path = ROOT / "benchmarks" / name
+    if not path.exists():
+        return None, f"No measurement is recorded yet: run `{rerun}`."
+    d = json.loads(path.read_text())
+    return d, f"Measured with `{d.get('command')}` on {d.get('machine')}, {d.get('date')}."
+
+
 def baselines_page() -> str:
     """The heuristic against random in every game, from ``benchmarks/baselines_results.json``."""
     out = ["# Baselines", "",
@@ -227,15 +233,13 @@ def baselines_page() -> str:
            "agent in one seat against copies of the other in all the others, seats rotated, on duplicate deals; "
            "the rank reward, +1 first to −1 last; 95% intervals. Each shipped PPO policy's evaluation against "
            "random and the heuristic is on its card in [shipped policies](policies.md).", ""]
-    path = ROOT / "benchmarks" / "baselines_results.json"
-    if not path.exists():
-        return "\n".join(out + ["No measurement is recorded yet: run `python -m training.baselines --json "
-                                "benchmarks/baselines_results.json`."]) + "\n"
-    d = json.loads(path.read_text())
+    d, measured = _recorded("baselines_results.json", "python -m training.baselines --json benchmarks/baselines_results.json")
+    if d is None:
+        return "\n".join(out + [measured]) + "\n"
     rows = d.get("rows", [])
     agent = rows[0]["agent"] if rows else "agent"
     against = rows[0]["against"] if rows else "other"
-    out += [f"Measured with `{d.get('command')}` on {d.get('machine')}, {d.get('date')}.", "",
+    out += [measured, "",
             f"| game | configuration | {agent} mean reward (95% CI) | {against} mean reward | margin (95% CI) | "
             f"{agent} sole first (95% CI) | shared first | games |",
             "|---|---|---:|---:|---:|---:|---:|---:|"]
@@ -260,15 +264,12 @@ def search_page() -> str:
            "seats rotated, duplicate deals; mean rank reward with its 95% interval; milliseconds per searched "
            "decision, worlds or iterations per decision and simulated steps per second. "
            "See [search agents](../guides/search.md).", ""]
-    path = ROOT / "benchmarks" / "search_results.json"
-    if not path.exists():
-        return "\n".join(out + ["No measurement is recorded yet: run `python -m benchmarks.bench_search "
-                                "--out benchmarks/search_results.md`."]) + "\n"
-    d = json.loads(path.read_text())
-    rows = d["rows"] if isinstance(d, dict) else d
-    if isinstance(d, dict):
-        out += [f"Measured with `{d.get('command')}` on {d.get('machine')}, {d.get('date')}. Few games give wide "
-                "intervals: this page says how strong the search agents are at that budget, within them.", ""]
+    d, measured = _recorded("search_results.json", "python -m benchmarks.bench_search --out benchmarks/search_results.md")
+    if d is None:
+        return "\n".join(out + [measured]) + "\n"
+    rows = d["rows"]
+    out += [measured + " Few games give wide intervals: this page says how strong the search agents are at that "
+            "budget, within them.", ""]
     out += ["| game | agent | opponent | games | mean reward (95% CI) | ms / decision | worlds or iterations / decision "
             "| simulated steps/s |", "|---|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
