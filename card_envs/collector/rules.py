@@ -79,7 +79,6 @@ class CollectorRules(SetRules):
     num_actions = NUM_ACTIONS
     wait_action = WAIT
     reward_mode = "rank"  # the rules define no score mode
-    hot = False  # for callers that test it; the shared code asks ``variant``
 
     def __init__(self, **options):
         config = opt.build_config(CollectorConfig, self.name, options)

@@ -83,7 +83,6 @@ class HotRules(SetRules):
     name = VARIANT.env_name
     num_actions = NUM_ACTIONS
     wait_action = WAIT
-    hot = True  # for callers that test it; the shared code asks ``variant``
 
     def __init__(self, **options):
         config = opt.build_config(HotConfig, self.name, options)

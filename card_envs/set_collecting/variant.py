@@ -70,11 +70,8 @@ def variant_named(name: str) -> SetVariant:
     return part(name, "rules").VARIANT
 
 
-def as_variant(variant: SetVariant | str | bool) -> SetVariant:
-    """A variant, given itself or its game's name. A bool is the flag the shared functions took
-    before variants (True: Hot, False: Collector), still accepted from their callers."""
+def as_variant(variant: SetVariant | str) -> SetVariant:
+    """A variant, given itself or its game's name."""
     if isinstance(variant, SetVariant):
         return variant
-    if isinstance(variant, bool):
-        return variant_named("hot" if variant else "collector")
     return variant_named(variant)

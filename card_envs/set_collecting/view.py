@@ -61,7 +61,7 @@ STOCK_DEPTH = 52  # the stock never holds more than the deck
 
 
 @lru_cache(maxsize=None)
-def commit_names(variant: SetVariant | str | bool = "collector") -> tuple[str, ...]:
+def commit_names(variant: SetVariant | str = "collector") -> tuple[str, ...]:
     """The actions a seat of the game ``variant`` can commit (``own_commit``; not WAIT), by the
     env's names."""
     variant = as_variant(variant)
@@ -123,13 +123,13 @@ class PlayerView:
         return variant_named(self.game)
 
 
-def num_actions(variant: SetVariant | str | bool = "collector") -> int:
+def num_actions(variant: SetVariant | str = "collector") -> int:
     """The game's own actions (the own_commit segment); the env appends WAIT, never committed."""
     return as_variant(variant).num_actions
 
 
 @lru_cache(maxsize=None)  # decode is called every step by the heuristic: build each layout once
-def make_layout(num_players: int, variant: SetVariant | str | bool = "collector", max_rounds: int = 200,
+def make_layout(num_players: int, variant: SetVariant | str = "collector", max_rounds: int = 200,
                 target_points: int = 11, max_deals: int = 100) -> Layout:
     """The observation layout of the game ``variant`` for ``num_players`` (the bounds follow the
     options; ``target_points`` and ``max_deals`` matter to a game of deals only)."""
@@ -217,11 +217,10 @@ def _size_to_players(size: int, variant: SetVariant) -> int:
 _SEATS = {n: [tuple((seat + i) % n for i in range(n)) for seat in range(n)] for n in range(2, 5)}
 
 
-def view(s: SetState, seat: int, variant: SetVariant | str | bool = "collector", *,
-         hot: bool | None = None) -> PlayerView:
+def view(s: SetState, seat: int, variant: SetVariant | str = "collector") -> PlayerView:
     """What ``seat`` may know of state ``s``, a game of ``variant``: the only place hidden
-    information is filtered. (``hot=True``: the former spelling of Hot's variant.)"""
-    variant = as_variant(variant if hot is None else hot)
+    information is filtered."""
+    variant = as_variant(variant)
     deals = variant.deals
     n = s.num_players
     seats = _SEATS[n][seat]
@@ -321,7 +320,7 @@ def _row_one_hots(nonzero: list[int], start: int, rows: int, width: int) -> list
     return out
 
 
-def decode(vector: np.ndarray, variant: SetVariant | str | bool = "collector") -> PlayerView:
+def decode(vector: np.ndarray, variant: SetVariant | str = "collector") -> PlayerView:
     """The view an observation vector of the game ``variant`` encodes (``encode(decode(x)) == x``):
     the one-hots and flags read from the indices of the nonzero entries (one numpy call), the
     counts as lists."""
@@ -489,7 +488,7 @@ def _last_round_lines(v: PlayerView, variant: SetVariant) -> list[str]:
     return out
 
 
-def render_state(s: SetState, variant: SetVariant | str | bool = "collector") -> str:
+def render_state(s: SetState, variant: SetVariant | str = "collector") -> str:
     """Every card of a game of ``variant``, hidden ones included (debugging only, never for a player)."""
     variant = as_variant(variant)
     names = commit_names(variant)

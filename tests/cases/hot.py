@@ -3,7 +3,7 @@ property, and its null-model sampler of hidden cards.
 
 Hot's rules subclass Collector's engine (``SetRules``), and its sampler is Collector's:
 ``resample_hidden`` (``tests/cases/collector.py``, the independent second sampler beside the exact
-``card_envs.hot_v0.sample_world``) reads nothing of ``rules.hot``. What differs comes through the
+``card_envs.hot_v0.sample_world``) reads nothing of which game it is. What differs comes through the
 rules it is given: a pending commitment is redrawn among Hot's legal choices (``rules.mask_for``),
 and the copy's fresh generator keeps the next deal's shuffle hidden as well.
 """

@@ -282,7 +282,7 @@ def test_decoding_an_observation_and_encoding_it_again_gives_the_same_vector():
             for seat, a in enumerate(env.possible_agents):
                 x = env.observe(a)["observation"]
                 v = decode(x)
-                assert np.array_equal(encode(v), x) and v == view(env.game_state, seat, hot=True)
+                assert np.array_equal(encode(v), x) and v == view(env.game_state, seat, "hot")
             env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 

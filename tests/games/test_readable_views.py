@@ -201,8 +201,7 @@ def test_fiddlesticks_ranks_are_named_two_to_ace():
 @pytest.mark.parametrize("module", [collector_v0, card_envs.hot_v0])
 def test_collector_and_hot_commitments_are_named_as_the_env_names_actions(module):
     env = module.raw_env()
-    hot = env.rules.hot
-    names = collector_view.commit_names(hot)
+    names = collector_view.commit_names(env.rules.variant)
     assert list(names) == [env.rules.action_to_string(None, a) for a in range(len(names))]
     for _, _, _, v in _views_along_a_game(module, {}, every=1, cap=200):
         r = v.readable()

@@ -88,7 +88,7 @@ def posterior_case(module, cfg: dict, max_unseen: int, seeds=range(40)):
     """The first state of seeded random play (any seat, the game going on) with at most
     ``max_unseen`` unseen cards where "nobody complete" excludes some placements: (env's
     rules, observation, seat, true state, law, law ignoring the constraint)."""
-    hot = module is not collector_v0
+    game = "collector" if module is collector_v0 else "hot"
     for seed in seeds:
         env = module.env(**cfg)
         rng = np.random.default_rng(seed)
@@ -101,7 +101,7 @@ def posterior_case(module, cfg: dict, max_unseen: int, seeds=range(40)):
             if s.round > 0:
                 for seat, a in enumerate(env.possible_agents):
                     x = env.observe(a)["observation"]
-                    v = view_mod.decode(x, hot)
+                    v = view_mod.decode(x, game)
                     if 0 < _unseen(v) <= max_unseen and _someone_at_risk(v):
                         law, blind = brute_force(env.unwrapped, x, seat, s)
                         if len(law) >= 3 and set(blind) - set(law):
