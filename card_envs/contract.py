@@ -7,27 +7,33 @@ conformance suite (``tests/conformance/test_contract.py``) checks every register
 the protocols below. The documentation's "adding a game" page is the checklist.
 
 =============  ==========================================  ====================================
-module         provides                                    the shared code that uses it
+module         provides                                    its shared half (the code using it)
 =============  ==========================================  ====================================
-``rules``      the rules class (:class:`Rules`) and its    ``base.CardGameEnv`` (the AEC env),
-               state (:class:`GameState`): pure Python,    search agents, the batched engine's
-               the whole game, no PettingZoo               reference
-``view``       :class:`ViewModule`: ``view(state, seat)``  ``base.CardGameEnv``: observations,
-               is the only filter of hidden information;   rendering, decoding; heuristics
-               the observation layout and its ``Codec``
-``state``      :class:`StateModule`: the full-information  ``CardGameEnv.state()`` (privileged)
-               ``state()`` vector's codec and its table
-``env``        the env class (``raw_env``, a               ``card_envs.<game>_v0``
-               ``CardGameEnv`` naming ``Rules`` and
+``rules``      the rules class (:class:`Rules`) and its    ``schema.py`` (the state's fields,
+               state (:class:`GameState`): pure Python,    declared once); ``base.py``, search
+               the whole game, no PettingZoo               agents, the kernels' reference
+``view``       :class:`ViewModule`: ``view(state, seat)``  ``views.py`` (readable views) and
+               is the only filter of hidden information;   ``encoding.py`` (layouts, codecs);
+               the observation layout and its ``Codec``    ``base.py`` reads it; heuristics
+``state``      :class:`StateModule`: the full-information  ``base.CardGameEnv.state()``
+               ``state()`` vector's codec and its table    (privileged)
+``env``        the env class (``raw_env``, a               ``base.py`` (``CardGameEnv``, the
+               ``CardGameEnv`` naming ``Rules`` and        one AEC env); ``<game>_v0.py``
                ``View``), its docs, ``BENCHMARK_CONFIG``
-``kernels``    :class:`KernelsModule`: the batched twin    ``card_envs.vector`` (``vector_env``)
-               of the rules over fixed-shape arrays
-``picture``    :class:`PictureModule`: the table as a      ``card_envs.pictures``
+``kernels``    :class:`KernelsModule`: the batched twin    ``vector.py`` (``vector_env``, the
+               of the rules over fixed-shape arrays        one batched env)
+``picture``    :class:`PictureModule`: the table as a      ``pictures.py`` (the drawing)
                scene to draw (spectator or one seat)
-``worlds``     :class:`WorldsModule`: ``sample_world``,    search agents (PIMC, ISMCTS)
-               full states consistent with one
-               observation
+``worlds``     :class:`WorldsModule`: ``sample_world``,    ``determinization.py`` (the
+               full states consistent with one             plumbing); search agents (PIMC,
+               observation                                 ISMCTS)
 =============  ==========================================  ====================================
+
+The shared modules keep their own names rather than the per-game ones (``base.py`` for
+``env.py``, ``vector.py`` for ``kernels.py``, ``pictures.py`` for ``picture.py``, ...):
+``card_envs.base``, ``card_envs.vector`` and ``card_envs.pictures`` are imported by users and
+named in the documentation, so renaming them for symmetry would break imports without changing
+what anything does. This table is where the two sides pair.
 
 Beside the package, a game has its test cases (``tests/cases/<game>.py``: the configurations the
 conformance suite runs, the rare branches the hidden-information process must reach) and, in the

@@ -36,6 +36,23 @@ def usable_opponents(env_name: str, specs: Sequence[str]) -> list[str]:
     return list(specs)
 
 
+def opponent_pool(cfg: dict, kinds: Sequence[str]) -> tuple[list[str], list[float] | None]:
+    """A run's training opponents (:func:`usable_opponents`) and their ``opponent_weights`` (None:
+    equal), refusing a spec whose kind the backend cannot seat (``kinds``, e.g. "random", "ppo")
+    and a weight list of another length than the opponents'."""
+    specs = list(cfg["opponents"])
+    weights = cfg.get("opponent_weights")
+    if weights is not None and len(weights) != len(specs):
+        raise ValueError(f"opponent_weights {weights} must have one weight per opponent {specs}")
+    for s in specs:
+        if s.split(":", 1)[0] not in kinds:
+            raise ValueError(f"unknown opponent {s!r}; use {', '.join(k + ':PATH' if k in ('ppo', 'rllib') else k for k in kinds)}")
+    usable = usable_opponents(cfg["env_name"], specs)
+    if weights is not None:
+        weights = [w for s, w in zip(specs, weights) if s in usable] or None
+    return usable, weights
+
+
 def eval_opponents(cfg: dict) -> list[str]:
     """The evaluation's opponents of a run, without a heuristic the game does not have."""
     return [o for o in cfg["eval"]["opponents"] if o != "heuristic" or heuristic_available(cfg["env_name"])]

@@ -355,29 +355,6 @@ def rllib_ppo(cfg: dict) -> dict:
     return deep_merge(cfg["ppo"], cfg["rllib"].get("ppo") or {})
 
 
-
-
-def _opponent_pool(cfg: dict) -> tuple[list[str], list[float] | None]:
-    from training.opponents import heuristic_available
-
-    specs = list(cfg["opponents"])
-    weights = cfg.get("opponent_weights")
-    if weights is not None and len(weights) != len(specs):
-        raise ValueError(f"opponent_weights {weights} must have one weight per opponent {specs}")
-    for s in specs:
-        kind = s.split(":", 1)[0]
-        if kind not in ("random", "heuristic", "self", "ppo", "rllib"):
-            raise ValueError(f"unknown opponent {s!r}; use random, heuristic, self, ppo:PATH, rllib:PATH")
-    usable = specs
-    if "heuristic" in specs and not heuristic_available(cfg["env_name"]):
-        print(f"note: no heuristic agent for {cfg['env_name']} yet; training without heuristic opponents",
-              file=sys.stderr)
-        usable = [s for s in specs if s != "heuristic"] or ["random"]
-    if weights is not None:
-        weights = [w for s, w in zip(specs, weights) if s in usable] or None
-    return usable, weights
-
-
 def build_config(cfg: dict, num_cpus: float | None = None):
     """RLlib's ``PPOConfig`` for a resolved run configuration."""
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -389,7 +366,9 @@ def build_config(cfg: dict, num_cpus: float | None = None):
     register_env("card_envs", _env_creator)
     env_name, env_config, rl = cfg["env_name"], train_env_config(cfg), cfg["rllib"]
     probe = env_class()({"env_name": env_name, "env_config": env_config})
-    pool, weights = _opponent_pool(cfg)
+    from training.opponents import opponent_pool
+
+    pool, weights = opponent_pool(cfg, kinds=("random", "heuristic", "self", "ppo", "rllib"))
     snaps = snapshot_ids(cfg["selfplay"]["pool_size"])
     bad = sorted(set(rl.get("ppo") or {}) - set(cfg["ppo"]))
     if bad:
@@ -573,10 +552,22 @@ def _scalars(result: dict) -> dict[str, float]:
     return out
 
 
-def _fmt(row: dict, who: str = "RLlib PPO") -> str:
-    from training.runs import fmt_row as fmt
-
-    return fmt(row, who)
+def _resume_loop(algo, run_dir: Path, snaps: list[str], resumed: bool) -> tuple[dict, float, int]:
+    """The loop's bookkeeping, the training seconds before this invocation and the learner steps
+    so far: read back from the latest checkpoint (restored into ``algo``) of a resumed run; for a
+    new run every snapshot slot starts as the untrained ``main`` (so "self" has an opponent at once)."""
+    state = {"last_eval": 0, "last_ckpt": 0, "last_snap": 0, "next_slot": 0, "snapshots": {}}
+    if not resumed:
+        for s in snaps:
+            take_snapshot(algo, s)
+        state["snapshots"] = {s: 0 for s in snaps}
+        return state, 0.0, 0
+    ckpt = latest_checkpoint(run_dir)
+    meta = json.loads((ckpt / META_FILE).read_text())
+    algo.restore_from_path(str(ckpt))
+    state.update(meta.get("loop", {}))
+    state["snapshots"] = dict(meta.get("snapshots") or {})
+    return state, float(meta.get("train_seconds", 0.0)), int(meta["num_timesteps"])
 
 
 def train_rllib(
@@ -606,47 +597,27 @@ def train_rllib(
     Arguments mirror the command line (``out`` is the folder of run folders). A local Ray
     instance is started (``num_cpus``: default this machine's cores) and shut down at the end,
     unless ``address`` names a cluster to join (or Ray is already initialised by the caller).
+    The run folder, its resume and its end are the SB3 backend's (``training/runs.py``).
     """
     try:
-        import ray  # noqa: F401
+        import ray
         import torch
     except ImportError as e:
         raise ValueError(f"the rllib backend needs Ray RLlib and torch ({e}): pip install torch==2.13.0 && "
                          "pip install -e '.[distributed]'") from None
 
-    from training.evaluate import evaluate_against
-    from training.config import check_train_env_config, read_run, requested_changes, resume_config
-    from training.config import with_players as _with_players
-    from training.opponents import heuristic_available, parse_opponents
-    from training.runs import Clock, new_run_dir, start_run, versions, write_eval_rows
+    from training.config import check_train_env_config
+    from training.opponents import parse_opponents
+    from training.runs import (Clock, TrainingBar, evaluate_during_training, finish_run, prune_checkpoints,
+                               resolve_run, start_run, versions)
 
     started = time.monotonic()
-    opponents = parse_opponents(opponents)
-    changes_applied: list[str] = []
-    if resume is not None:
-        run_dir, cfg = read_run(resume, game)
-        if cfg.get("backend") != "rllib":
-            raise ValueError(f"{run_dir} was trained by the SB3 backend; resume it without --backend rllib")
-        cfg, changes_applied = resume_config(run_dir, cfg, requested_changes(cfg["env_name"], config, players,
-                                                                              opponents, seed), override_config)
-        if timesteps is not None:
-            cfg["total_timesteps"] = timesteps
-        if minutes is not None:
-            cfg["minutes"] = minutes
-            if timesteps is None:
-                cfg["total_timesteps"] = None
-        env_name = cfg["env_name"]
-    else:
-        if game is None:
-            raise ValueError("name a game (e.g. golf_v0) or --resume a run folder")
-        from training.single_agent import env_module
-
-        env_name = env_module(game).raw_env.metadata["name"]
-        cfg = resolve(env_name, _with_players(env_name, config, players), total_timesteps=timesteps,
-                      minutes=minutes, opponents=opponents, seed=seed)
-        if minutes is not None and timesteps is None:
-            cfg["total_timesteps"] = None
-        run_dir = new_run_dir(out, env_name, name)
+    resumed = resume is not None
+    run_dir, cfg, changes_applied = resolve_run(
+        game, resume, out, name, backend="rllib", new_config=resolve, latest_checkpoint=latest_checkpoint,
+        config=config, players=players, opponents=parse_opponents(opponents), seed=seed,
+        override_config=override_config, timesteps=timesteps, minutes=minutes)
+    env_name = cfg["env_name"]
     if num_env_runners is not None:
         if int(num_env_runners) < 0:
             raise ValueError(f"num_env_runners must be 0 or more, got {num_env_runners}")
@@ -654,7 +625,6 @@ def train_rllib(
     check_train_env_config(cfg)  # bad game options fail here, before any work
     # the learner shares the cores with the env runners, which sample while it learns: 'auto' is one
     torch.set_num_threads(1 if cfg.get("torch_threads", 1) == "auto" else torch_threads(cfg))
-    import ray
 
     we_started = start_ray(address, num_cpus, ship_code)
     try:  # Ray and the env runners first: a run folder only for a run that starts
@@ -665,48 +635,26 @@ def train_rllib(
             ray.shutdown()
         raise
     run_dir = run_dir.resolve()
-    start_run(run_dir, cfg, argv, resume is not None, address=address, cluster_cpus=cluster_cpus,
+    start_run(run_dir, cfg, argv, resumed, address=address, cluster_cpus=cluster_cpus,
               versions=versions(("numpy", "torch", "gymnasium", "pettingzoo", "ray")), config_changes=changes_applied)
-    writer = None
-    bar = None
+    writer = bar = None
     try:
         snaps = snapshot_ids(cfg["selfplay"]["pool_size"])
-        state = {"last_eval": 0, "last_ckpt": 0, "last_snap": 0, "next_slot": 0, "snapshots": {}}
-        clock = Clock()
-        if resume is not None:
-            ckpt = latest_checkpoint(run_dir)
-            meta = json.loads((ckpt / META_FILE).read_text())
-            algo.restore_from_path(str(ckpt))
-            clock = Clock(meta.get("train_seconds", 0.0))
-            state.update(meta.get("loop", {}))
-            state["snapshots"] = dict(meta.get("snapshots") or {})
-            steps0 = int(meta["num_timesteps"])
-        else:
-            for s in snaps:  # every slot starts as the untrained main: "self" has an opponent at once
-                take_snapshot(algo, s)
-            state["snapshots"] = {s: 0 for s in snaps}
-            steps0 = 0
+        state, seconds_before, steps0 = _resume_loop(algo, run_dir, snaps, resumed)
+        clock = Clock(seconds_before)
         steps = steps0
         offset = steps0 - main_steps(algo)  # RLlib's counters restart at 0 on a resumed run
         writer = _tb_writer(run_dir / "tb")
-        eval_opponents = [o for o in cfg["eval"]["opponents"] if o != "heuristic" or heuristic_available(env_name)]
         target = cfg["total_timesteps"]
         budget_s = None if cfg["minutes"] is None else 60.0 * float(cfg["minutes"])
         latest: dict[str, float] = {}
 
         def run_eval(t: int) -> None:
-            agent = main_agent(algo, cfg)
-            rows = []
-            for i, opp in enumerate(eval_opponents):  # training.evaluate's field seating, as the SB3 backend
-                row = evaluate_against(env_name, cfg["env_config"], agent, opp, cfg["eval"]["games"],
-                                       seed=1_000_000 + 7919 * i)
-                row.update(timesteps=t, wall_seconds=round(clock.total(), 1))
-                rows.append(row)
-                latest[f"vs_{opp}"] = row["mean_reward"]
+            for row in evaluate_during_training(run_dir, cfg, main_agent(algo, cfg), t, clock.total()):
+                latest[f"vs_{row['opponent']}"] = row["mean_reward"]
                 if writer is not None:
-                    writer.add_scalar(f"eval/vs_{opp}_mean_reward", row["mean_reward"], t)
-                    writer.add_scalar(f"eval/vs_{opp}_win_rate", row["win_rate"], t)
-            write_eval_rows(run_dir / "eval.csv", rows)
+                    writer.add_scalar(f"eval/vs_{row['opponent']}_mean_reward", row["mean_reward"], t)
+                    writer.add_scalar(f"eval/vs_{row['opponent']}_win_rate", row["win_rate"], t)
             state["last_eval"] = t
 
         def checkpoint(t: int, path: Path | None = None) -> Path:
@@ -715,21 +663,12 @@ def train_rllib(
             p = save_checkpoint(algo, path or run_dir / "checkpoints" / f"step_{t:010d}", meta)
             if path is None:
                 state["last_ckpt"] = t
-                for old in sorted((run_dir / "checkpoints").glob("step_*"))[: -int(cfg["checkpoint"]["keep"])]:
-                    shutil.rmtree(old, ignore_errors=True)
+                prune_checkpoints(run_dir, cfg["checkpoint"]["keep"], lambda old: shutil.rmtree(old, True))
             return p
 
-        if progress:
-            try:
-                from tqdm.auto import tqdm
-
-                bar = (tqdm(total=int(budget_s), desc=f"{env_name} RLlib PPO", unit="s", dynamic_ncols=True)
-                       if budget_s is not None else
-                       tqdm(total=target, initial=steps, desc=f"{env_name} RLlib PPO", unit="step", dynamic_ncols=True))
-            except ImportError:
-                bar = None
+        bar = TrainingBar(progress, f"{env_name} RLlib PPO", budget_s, target, steps)
         clock.restart()
-        if resume is None:
+        if not resumed:
             run_eval(0)
         while (target is None or steps < int(target)) and (budget_s is None or clock.elapsed() < budget_s):
             result = algo.train()
@@ -747,18 +686,11 @@ def train_rllib(
                 run_eval(steps)
             if steps - state["last_ckpt"] >= int(cfg["checkpoint"]["every"]):
                 checkpoint(steps)
-            if bar is not None:
-                bar.n = min(int(clock.elapsed()), int(budget_s)) if budget_s is not None else min(steps, int(target))
-                post = {"steps": steps, "steps/s": int((steps - steps0) / max(clock.elapsed(), 1e-9))}
-                post.update({k: f"{v:+.2f}" for k, v in latest.items()})
-                bar.set_postfix(post, refresh=False)
-                bar.refresh()
+            bar.show(steps, clock.elapsed(), latest)
         train_s = clock.elapsed()
-        if state["last_eval"] < steps and (resume is None or steps > steps0):
+        if state["last_eval"] < steps and (not resumed or steps > steps0):
             run_eval(steps)  # the curve ends at the final policy
-        if bar is not None:
-            bar.close()
-            bar = None
+        bar.close()
         checkpoint(steps)
         final = checkpoint(steps, run_dir / "final")
     finally:
@@ -773,26 +705,15 @@ def train_rllib(
     summary = {"env_name": env_name, "backend": "rllib", "num_timesteps": steps,
                "train_seconds_this_run": round(train_s, 1),
                "steps_per_second": round((steps - steps0) / train_s, 1) if train_s > 0 else None,
-               "final": str(final), "evaluation": []}
+               "final": str(final)}
     if verbose:
         print(f"\n{env_name} {cfg['env_config']}: trained to {steps:,} steps with RLlib "
               f"({train_s / 60:.1f} min this run, {summary['steps_per_second']} steps/s); policy {final}")
-    if final_eval and cfg["eval"]["final_games"] > 0:
-        from agents.rllib_agent import RLlibAgent
+    from agents.rllib_agent import RLlibAgent
 
-        agent = RLlibAgent.load(final)
-        for opp in [o for o in cfg["eval"]["opponents"] if o != "heuristic" or heuristic_available(env_name)]:
-            row = evaluate_against(env_name, cfg["env_config"], agent, opp, cfg["eval"]["final_games"],
-                                   seed=2_000_000)
-            summary["evaluation"].append(row)
-            if verbose:
-                print(_fmt(row))
-    summary["total_seconds_this_run"] = round(time.monotonic() - started, 1)
-    from training.evaluate import _jsonable
-
-    (run_dir / "final_eval.json").write_text(json.dumps(_jsonable(summary), indent=2))
-    if verbose:
-        print(f"run folder: {run_dir}")
+    evaluated = final_eval and cfg["eval"]["final_games"] > 0
+    finish_run(run_dir, cfg, summary, RLlibAgent.load(final) if evaluated else None, started=started,
+               final_eval=final_eval, verbose=verbose, who="RLlib PPO")
     return run_dir
 
 

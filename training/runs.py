@@ -11,7 +11,7 @@ import platform
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 
 def new_run_dir(out: str | Path, env_name: str, name: str | None) -> Path:
@@ -21,6 +21,52 @@ def new_run_dir(out: str | Path, env_name: str, name: str | None) -> Path:
     if run_dir.exists() and any(run_dir.iterdir()):
         raise FileExistsError(f"{run_dir} exists; use --resume {run_dir} to continue it, or another --name")
     return run_dir
+
+
+def resolve_run(game: str | None, resume: str | Path | None, out: str | Path, name: str | None, *,
+                backend: str, new_config: Callable[..., dict], latest_checkpoint: Callable[[Path], Path],
+                config: Any = None, players: int | None = None, opponents: list[str] | None = None,
+                seed: int | None = None, override_config: bool = False, timesteps: int | None = None,
+                minutes: float | None = None, **settings: Any) -> tuple[Path, dict, list[str]]:
+    """The run folder, its configuration and the configuration changes applied to it, for either
+    backend (``backend``: "sb3" or "rllib").
+
+    A resumed run: its config.json, refused when another backend trained it or when it has no
+    checkpoint (``latest_checkpoint`` raises), with the changes ``config``, ``players``,
+    ``opponents`` and ``seed`` ask for (refused unless ``override_config``) and the settings a
+    resumed run may change: the step total or time budget (a new one replaces the other) and the
+    backend's ``settings`` (configuration keys, e.g. ``n_envs``; None leaves one as it was). A new
+    run: ``new_config(env_name, config, total_timesteps=, minutes=, opponents=, seed=, **settings)``
+    and a new folder ``out/<game>/<name>``."""
+    from training.config import read_run, requested_changes, resume_config, with_players
+
+    if resume is not None:
+        run_dir, cfg = read_run(resume, game)
+        trained_by = cfg.get("backend", "sb3")
+        if trained_by != backend:
+            raise ValueError(f"{run_dir} was trained by the {trained_by} backend, not {backend}; resume it with "
+                             f"--backend {trained_by}")
+        latest_checkpoint(run_dir)  # a folder with nothing to resume from fails before it is touched
+        changes = requested_changes(cfg["env_name"], config, players, opponents, seed)
+        cfg, changes_applied = resume_config(run_dir, cfg, changes, override_config)
+        for key, value in {"total_timesteps": timesteps, "minutes": minutes, **settings}.items():
+            if value is not None:
+                cfg[key] = value
+        if minutes is not None and timesteps is None:
+            cfg["total_timesteps"] = None  # a new time budget replaces the old step total
+        if timesteps is not None and minutes is None:
+            cfg["minutes"] = None  # a new step total replaces the old time budget
+        return run_dir, cfg, changes_applied
+    if game is None:
+        raise ValueError("name a game (e.g. golf_v0) or --resume a run folder")
+    from training.single_agent import env_module
+
+    env_name = env_module(game).raw_env.metadata["name"]
+    cfg = new_config(env_name, with_players(env_name, config, players), total_timesteps=timesteps,
+                     minutes=minutes, opponents=opponents, seed=seed, **settings)
+    if minutes is not None and timesteps is None:
+        cfg["total_timesteps"] = None  # the time budget decides
+    return new_run_dir(out, env_name, name), cfg, []
 
 
 def start_run(run_dir: Path, cfg: dict, argv: Sequence[str] | None, resumed: bool, **details: Any) -> None:
@@ -64,6 +110,97 @@ def fmt_row(row: dict, who: str = "PPO") -> str:
             f"sole 1st {row['win_rate']:.3f} [{row['win_rate_low']:.3f}, {row['win_rate_high']:.3f}], shared 1st "
             f"{row['shared_first_rate']:.3f}, mean score {row['mean_score']:.2f}, {row['games']} games "
             f"({row['seating']}; duplicate deals): {who} {verdict} {row['opponent']}")
+
+
+def evaluate_during_training(run_dir: Path, cfg: dict, agent: Any, steps: int, wall_seconds: float) -> list[dict]:
+    """The evaluation a run makes as it trains, for either backend: ``agent`` (the policy now)
+    against each of the evaluation's opponents, ``eval.games`` games each with fixed seeds
+    (training.evaluate's field seating); the rows, stamped with the steps and training seconds,
+    are appended to the run's ``eval.csv`` (the learning curve) and returned."""
+    from training.evaluate import evaluate_against
+    from training.opponents import eval_opponents
+
+    rows = []
+    for i, opp in enumerate(eval_opponents(cfg)):
+        row = evaluate_against(cfg["env_name"], cfg["env_config"], agent, opp, cfg["eval"]["games"],
+                               seed=1_000_000 + 7919 * i)
+        row.update(timesteps=int(steps), wall_seconds=round(wall_seconds, 1))
+        rows.append(row)
+    write_eval_rows(Path(run_dir) / "eval.csv", rows)
+    return rows
+
+
+class TrainingBar:
+    """A training's progress on the terminal (tqdm; nothing without it or when ``enabled`` is
+    false): the seconds of the time budget ``budget_s``, else the steps of the step total
+    ``target``, with the steps, steps per second and the latest evaluation's mean rewards."""
+
+    def __init__(self, enabled: bool, desc: str, budget_s: float | None, target: int | None, steps: int):
+        self.bar, self.budget_s, self.target, self.steps0 = None, budget_s, target, int(steps)
+        if not enabled:
+            return
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            return
+        if budget_s is not None:
+            self.bar = tqdm(total=int(budget_s), desc=desc, dynamic_ncols=True,
+                            bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} s{postfix}")
+        else:
+            self.bar = tqdm(total=target, initial=int(steps), desc=desc, unit="step", dynamic_ncols=True)
+
+    def show(self, steps: int, elapsed: float, latest: dict[str, float]) -> None:
+        """Redraw at ``steps`` learner steps, ``elapsed`` seconds into this invocation."""
+        if self.bar is None:
+            return
+        if self.budget_s is not None:
+            self.bar.n = min(int(elapsed), int(self.budget_s))
+        else:
+            self.bar.n = min(int(steps), int(self.target))
+        post = {"steps": int(steps), "steps/s": int((steps - self.steps0) / max(elapsed, 1e-9))}
+        post.update({k: f"{v:+.2f}" for k, v in latest.items()})
+        self.bar.set_postfix(post, refresh=False)
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def prune_checkpoints(run_dir: Path, keep: int, remove: Callable[[Path], None]) -> None:
+    """Keep the ``keep`` newest ``checkpoints/step_*`` of a run; ``remove`` deletes one."""
+    for old in sorted((Path(run_dir) / "checkpoints").glob("step_*"))[: -int(keep)]:
+        remove(old)
+
+
+def finish_run(run_dir: Path, cfg: dict, summary: dict, policy: Any, *, started: float, final_eval: bool,
+               verbose: bool, who: str = "PPO", workers: int = 1) -> None:
+    """A run's end, for either backend: the final policy (an agent spec or an agent) against each
+    of the evaluation's opponents, ``eval.final_games`` games each (training.evaluate's field
+    seating, one row per opponent, printed as it comes), then ``final_eval.json``: ``summary``
+    with those rows and the invocation's seconds."""
+    from training.evaluate import evaluate_against
+    from training.opponents import eval_opponents
+    from training.results import jsonable
+
+    summary["evaluation"] = []
+    env_name = cfg["env_name"]
+    if final_eval and cfg["eval"]["final_games"] > 0:
+        evaluated = eval_opponents(cfg)
+        for opp in evaluated:
+            row = evaluate_against(env_name, cfg["env_config"], policy, opp, cfg["eval"]["final_games"],
+                                   seed=2_000_000, workers=workers)
+            summary["evaluation"].append(row)
+            if verbose:
+                print(fmt_row(row, who))
+        missing = [o for o in cfg["eval"]["opponents"] if o not in evaluated]
+        if missing and verbose:
+            print(f"(no {', '.join(missing)} agent for {env_name} yet: not evaluated against it)")
+    summary["total_seconds_this_run"] = round(time.monotonic() - started, 1)
+    (Path(run_dir) / "final_eval.json").write_text(json.dumps(jsonable(summary), indent=2))
+    if verbose:
+        print(f"run folder: {run_dir}")
 
 
 class Clock:

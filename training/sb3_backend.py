@@ -11,7 +11,6 @@ snapshots come from ``training/selfplay.py``.
 from __future__ import annotations
 
 import copy
-import json
 import os
 import sys
 import time
@@ -19,14 +18,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Sequence
 
-from training.config import (check_train_env_config, read_run, requested_changes, torch_threads,
-                             resolve_config, resume_config, train_env_config, with_players)
-from training.evaluate import evaluate_against
-from training.opponents import eval_opponents, parse_opponents, usable_opponents
-from training.results import jsonable
-from training.runs import Clock, fmt_row, has_module, new_run_dir, start_run, versions, write_eval_rows
+from training.config import check_train_env_config, resolve_config, torch_threads, train_env_config
+from training.opponents import parse_opponents, usable_opponents
+from training.runs import (Clock, TrainingBar, evaluate_during_training, finish_run, has_module, prune_checkpoints,
+                           resolve_run, start_run, versions)
 from training.sb3_vec_envs import BatchedSubprocVecEnv, BatchedVecEnv
-from training.single_agent import SingleAgentEnv, env_module
+from training.single_agent import SingleAgentEnv
 
 
 def limit_threads(env_threads: int) -> None:
@@ -159,7 +156,6 @@ def _callbacks(cfg: dict, run_dir: Path, opponents: list[str], budget_s: float |
     from training.selfplay import SnapshotCallback
 
     env_name = cfg["env_name"]
-    opponents_to_evaluate = eval_opponents(cfg)
 
     class RunCallback(BaseCallback):
         """Time budget, progress bar, evaluation curve and checkpoints."""
@@ -174,19 +170,7 @@ def _callbacks(cfg: dict, run_dir: Path, opponents: list[str], budget_s: float |
         def _on_training_start(self) -> None:
             clock.restart()
             self.last_eval = self.last_ckpt = self.num_timesteps
-            self.t0_steps = self.num_timesteps
-            if progress:
-                try:
-                    from tqdm.auto import tqdm
-
-                    if budget_s is not None:
-                        self.bar = tqdm(total=int(budget_s), desc=f"{env_name} PPO", dynamic_ncols=True,
-                                        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} s{postfix}")
-                    else:
-                        self.bar = tqdm(total=target, initial=self.num_timesteps, desc=f"{env_name} PPO",
-                                        unit="step", dynamic_ncols=True)
-                except ImportError:
-                    self.bar = None
+            self.bar = TrainingBar(progress, f"{env_name} PPO", budget_s, target, self.num_timesteps)
             if not resumed:
                 self.evaluate()
 
@@ -197,44 +181,27 @@ def _callbacks(cfg: dict, run_dir: Path, opponents: list[str], budget_s: float |
             if t - self.last_ckpt >= cfg["checkpoint"]["every"]:
                 self.checkpoint()
             now = clock.elapsed()
-            if self.bar is not None and now - self.last_bar > 0.5:
+            if now - self.last_bar > 0.5:
                 self.last_bar = now
-                self._update_bar()
+                self.bar.show(self.num_timesteps, now, self.latest)
             return budget_s is None or now < budget_s
-
-        def _update_bar(self) -> None:
-            if budget_s is not None:
-                self.bar.n = min(int(clock.elapsed()), int(budget_s))
-            else:
-                self.bar.n = min(self.num_timesteps, target)
-            post = {"steps": self.num_timesteps,
-                    "steps/s": int((self.num_timesteps - self.t0_steps) / max(clock.elapsed(), 1e-9))}
-            post.update({k: f"{v:+.2f}" for k, v in self.latest.items()})
-            self.bar.set_postfix(post, refresh=False)
-            self.bar.refresh()
 
         def evaluate(self) -> None:
             self.last_eval = self.num_timesteps
             agent = PPOAgent.from_policy(self.model.policy, {"env_name": env_name, "env_config": cfg["env_config"]})
-            rows = []
-            for i, opp in enumerate(opponents_to_evaluate):
-                row = evaluate_against(env_name, cfg["env_config"], agent, opp, cfg["eval"]["games"],
-                               seed=1_000_000 + 7919 * i)
-                row.update(timesteps=self.num_timesteps, wall_seconds=round(clock.total(), 1))
-                rows.append(row)
+            for row in evaluate_during_training(run_dir, cfg, agent, self.num_timesteps, clock.total()):
+                opp = row["opponent"]
                 self.latest[f"vs_{opp}"] = row["mean_reward"]
                 self.logger.record(f"eval/vs_{opp}_mean_reward", row["mean_reward"])
                 self.logger.record(f"eval/vs_{opp}_win_rate", row["win_rate"])
-            write_eval_rows(run_dir / "eval.csv", rows)
 
         def checkpoint(self) -> None:
             self.last_ckpt = self.num_timesteps
             save_checkpoint(self.model, run_dir, cfg, clock.total())
 
         def _on_training_end(self) -> None:
-            if self.bar is not None:
-                self._update_bar()
-                self.bar.close()
+            self.bar.show(self.num_timesteps, clock.elapsed(), self.latest)
+            self.bar.close()
 
     callbacks = [RunCallback()]
     if "self" in opponents:
@@ -261,8 +228,7 @@ def save_checkpoint(model: Any, run_dir: Path, cfg: dict, train_seconds: float) 
 
     path = save_model(model, run_dir / "checkpoints" / f"step_{model.num_timesteps:010d}.zip",
                       policy_meta(model, cfg, train_seconds))
-    for old in sorted((run_dir / "checkpoints").glob("step_*.zip"))[: -int(cfg["checkpoint"]["keep"])]:
-        old.unlink()
+    prune_checkpoints(run_dir, cfg["checkpoint"]["keep"], Path.unlink)
     return path
 
 
@@ -274,42 +240,6 @@ def latest_checkpoint(run_dir: Path) -> Path:
 
 
 # ------------------------------------------------------------------------------------ train
-def resolve_run(game: str | None, resume: str | Path | None, out: str | Path, name: str | None,
-                config: str | Path | dict | None, players: int | None, opponents: list[str] | None,
-                seed: int | None, override_config: bool, *, timesteps: int | None, minutes: float | None,
-                n_envs: int | None, vec_env: str | None, workers: int | None) -> tuple[Path, dict, list[str]]:
-    """The run folder, its configuration and the configuration changes applied to it.
-
-    A resumed run: its config.json, with the changes ``config``, ``players``, ``opponents`` and
-    ``seed`` ask for (refused unless ``override_config``) and the settings a resumed run may
-    change (the step total or time budget, ``n_envs``, ``vec_env``, ``workers``); a folder with
-    no checkpoint to resume from fails here. A new run: the configuration's layers resolved for
-    ``game``, and a new folder ``out/<game>/<name>``."""
-    if resume is not None:
-        run_dir, cfg = read_run(resume, game)
-        latest_checkpoint(run_dir)  # a folder with nothing to resume from fails before it is touched
-        cfg, changes_applied = resume_config(run_dir, cfg, requested_changes(cfg["env_name"], config, players,
-                                                                              opponents, seed), override_config)
-        for k, v in (("total_timesteps", timesteps), ("minutes", minutes), ("n_envs", n_envs), ("vec_env", vec_env),
-                     ("workers", workers)):
-            if v is not None:
-                cfg[k] = v
-        if minutes is not None and timesteps is None:
-            cfg["total_timesteps"] = None
-        if timesteps is not None and minutes is None:
-            cfg["minutes"] = None  # a new step total replaces the old time budget
-        return run_dir, cfg, changes_applied
-    if game is None:
-        raise ValueError("name a game (e.g. golf_v0) or --resume a run folder")
-    env_name = env_module(game).raw_env.metadata["name"]
-    cfg = resolve_config(env_name, with_players(env_name, config, players), total_timesteps=timesteps,
-                         minutes=minutes, opponents=opponents, seed=seed, n_envs=n_envs, vec_env=vec_env,
-                         workers=workers)
-    if minutes is not None and timesteps is None:
-        cfg["total_timesteps"] = None  # the time budget decides
-    return new_run_dir(out, env_name, name), cfg, []
-
-
 def set_up_process(cfg: dict) -> None:
     """This process's settings for the training: torch's threads for the PPO update, the
     environment's threads (:func:`limit_threads`), no argument checks in torch's distributions."""
@@ -390,25 +320,6 @@ def save_final(model: Any, run_dir: Path, cfg: dict, train_seconds: float) -> Pa
     return save_model(model, run_dir / "final.zip", policy_meta(model, cfg, train_seconds))
 
 
-def final_evaluation(cfg: dict, final: Path, verbose: bool) -> list[dict]:
-    """The final policy against each of the evaluation's opponents, ``eval.final_games`` games
-    each (training.evaluate's field seating): one row per opponent, printed as it comes."""
-    env_name = cfg["env_name"]
-    evaluated = eval_opponents(cfg)
-    eval_workers = max(1, min(int(cfg["workers"]), os.cpu_count() or 1))
-    rows = []
-    for opp in evaluated:
-        row = evaluate_against(env_name, cfg["env_config"], f"ppo:{final}", opp, cfg["eval"]["final_games"],
-                               seed=2_000_000, workers=eval_workers)
-        rows.append(row)
-        if verbose:
-            print(fmt_row(row))
-    missing = [o for o in cfg["eval"]["opponents"] if o not in evaluated]
-    if missing and verbose:
-        print(f"(no {', '.join(missing)} agent for {env_name} yet: not evaluated against it)")
-    return rows
-
-
 def train(
     game: str | None = None,
     timesteps: int | None = None,
@@ -434,9 +345,11 @@ def train(
     ``override_config``: ``--override-config``, apply a changed configuration to a resumed run)."""
     started = time.monotonic()
     resumed = resume is not None
-    run_dir, cfg, changes_applied = resolve_run(game, resume, out, name, config, players, parse_opponents(opponents),
-                                                seed, override_config, timesteps=timesteps, minutes=minutes,
-                                                n_envs=n_envs, vec_env=vec_env, workers=workers)
+    run_dir, cfg, changes_applied = resolve_run(
+        game, resume, out, name, backend="sb3", new_config=resolve_config, latest_checkpoint=latest_checkpoint,
+        config=config, players=players, opponents=parse_opponents(opponents), seed=seed,
+        override_config=override_config, timesteps=timesteps, minutes=minutes, n_envs=n_envs, vec_env=vec_env,
+        workers=workers)
     env_name = cfg["env_name"]
     check_train_env_config(cfg)  # bad game options fail here, before any work
     kwargs = ppo_kwargs(cfg)
@@ -459,16 +372,12 @@ def train(
     summary = {"env_name": env_name, "num_timesteps": steps,
                "train_seconds_this_run": round(train_s + (warm["seconds"] if warm else 0.0), 1),
                "steps_per_second": round((steps - done) / train_s, 1) if train_s > 0 else None,
-               "final": str(final), "evaluation": []}
+               "final": str(final)}
     if warm is not None:
         summary["imitation"] = warm
     if verbose:
         print(f"\n{env_name} {cfg['env_config']}: trained to {steps:,} steps "
               f"({train_s / 60:.1f} min this run, {summary['steps_per_second']} steps/s); policy {final}")
-    if final_eval and cfg["eval"]["final_games"] > 0:
-        summary["evaluation"] = final_evaluation(cfg, final, verbose)
-    summary["total_seconds_this_run"] = round(time.monotonic() - started, 1)
-    (run_dir / "final_eval.json").write_text(json.dumps(jsonable(summary), indent=2))
-    if verbose:
-        print(f"run folder: {run_dir}")
+    finish_run(run_dir, cfg, summary, f"ppo:{final}", started=started, final_eval=final_eval, verbose=verbose,
+               workers=max(1, min(int(cfg["workers"]), os.cpu_count() or 1)))
     return run_dir

@@ -254,4 +254,12 @@ def test_training_evaluates_through_the_same_function_in_the_field_seating(monke
     assert calls, "training.train.evaluate is training.evaluate.evaluate_against"
     import inspect
 
-    assert "evaluate_against" in inspect.getsource(rllib_backend.train_rllib)
+    from training import runs, sb3_backend
+
+    # both backends evaluate through training/runs.py, which calls evaluate_against
+    for shared in (runs.evaluate_during_training, runs.finish_run):
+        assert "evaluate_against(" in inspect.getsource(shared)
+    for backend in (rllib_backend.train_rllib, sb3_backend.train):
+        assert "finish_run(" in inspect.getsource(backend)
+    assert "evaluate_during_training(" in inspect.getsource(rllib_backend.train_rllib)
+    assert "evaluate_during_training(" in inspect.getsource(sb3_backend._callbacks)
