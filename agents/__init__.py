@@ -22,9 +22,11 @@ Specs: ``KIND[:ARG][,FLAG...]``
 ``py:package.module:Class``    any agent class (``py:path/to/file.py:Class`` works too),
                                built as ``Class(seed=seed)`` when it takes ``seed``, else
                                ``Class()``
-``pimc[:KEY=VALUE,...]``       perfect-information Monte Carlo over sampled worlds
+``pimc[:KEY=VALUE,...]``       perfect-information Monte Carlo over sampled worlds: alone,
+                               the game's strongest setting within 100 ms a decision
+                               (``agents/search_defaults.py``); each key overrides that key
                                (``pimc:worlds=64,rollout=heuristic``, ``pimc:ms=100``)
-``ismcts[:KEY=VALUE,...]``     single-observer ISMCTS (``ismcts:iterations=2000``)
+``ismcts[:KEY=VALUE,...]``     single-observer ISMCTS, the same way (``ismcts:iterations=2000``)
 =============================  =============================================================
 
 The search agents (``agents/search.py``) take comma-separated ``key=value`` options instead of

@@ -9,9 +9,16 @@ reward is always world seat 0's, and a world's other seats are the real table's 
 clockwise from the agent.
 
     import agents
+    d = agents.load("pimc", seed=0)                # the game's default (agents/search_defaults.py)
     p = agents.load("pimc:worlds=64,rollout=heuristic", seed=0)
     q = agents.load("pimc:ms=100")                 # as many worlds as fit in 100 ms
     s = agents.load("ismcts:iterations=2000", seed=0)
+
+**Each game's default.** Without keys an agent plays the game's strongest setting measured within
+100 ms a decision (``agents/search_defaults.py``), looked up when it is seated
+(``start_game``); each key a spec gives overrides that key only. :data:`KEYS` holds the generic
+defaults, which a game without an entry plays; ``agent.options_for(env_name)`` and
+``agent.spec_for(env_name)`` say what it plays in a game.
 
 **What a simulation scores.** The acting seat's own reward from now to the end of the *game*
 (not the deal), in the table's ``reward_mode``: exactly what the table will pay it, so the
@@ -519,10 +526,14 @@ class SearchAgent:
 
     def __init__(self, seed: int | None = None, **options: Any):
         text = ",".join(f"{k}={v}" for k, v in options.items())
+        #: the keys the spec gives, over the generic defaults of :data:`KEYS`; at a table, the
+        #: game's defaults fill the keys not given (:meth:`options_for`)
         self.options = parse_options(self.kind, text)
+        self.given = text
         self.name = self.kind + (f":{text}" if text else "")
         self.rng = np.random.default_rng(seed)
         self._configs: dict[str, dict] = {}
+        self._resolved: dict[str, dict[str, Any]] = {}
         #: the last searched decision: {"ms", "steps", "worlds" or "iterations"}
         self.last: dict[str, float] = {}
         #: totals over every searched decision of this agent
@@ -531,10 +542,25 @@ class SearchAgent:
     def seed(self, seed: int | None) -> None:
         self.rng = np.random.default_rng(seed)
 
+    def options_for(self, env_name: str) -> dict[str, Any]:
+        """The settings this agent plays ``env_name`` with: the game's default settings
+        (``agents/search_defaults.py``), each key of the spec overriding that key."""
+        if env_name not in self._resolved:
+            from agents.search_defaults import resolved_spec
+
+            self._resolved[env_name] = parse_options(self.kind, resolved_spec(self.kind, env_name, self.given))
+        return self._resolved[env_name]
+
+    def spec_for(self, env_name: str) -> str:
+        """The full spec this agent plays ``env_name`` with (``pimc:worlds=12,...``), every key written."""
+        return self.kind + ":" + ",".join(f"{k}={v}" for k, v in self.options_for(env_name).items() if v is not None)
+
     def start_game(self, env_name: str, config: dict | None, agent: str | None = None) -> None:
-        """The protocol's hook: the table's options, with which every world is sampled."""
+        """The protocol's hook: the table's options, with which every world is sampled, and the
+        game's settings (:meth:`options_for`), which :attr:`options` then holds."""
         config = {k: v for k, v in dict(config or {}).items() if k != "render_mode"}
         self._configs[env_name] = config
+        self.options = self.options_for(env_name)
         t = self.table(env_name)  # a model the game lacks is refused here, before any decision
         if self.kind == "pimc" and self.options["engine"] == "batched":
             t.warm_up()
@@ -561,6 +587,7 @@ class SearchAgent:
         if len(legal) == 0:
             raise ValueError(f"{agent} has no legal action: act() is only for the agent to act")
         t = self.table(env_name)
+        self.options = self._resolved[env_name]
         from card_envs.determinization import observation_vector
 
         x = observation_vector(observation, t.env.observation_layout.size, env_name)

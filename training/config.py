@@ -198,9 +198,11 @@ def check_config(cfg: dict, defaults: dict) -> None:
 
 def torch_threads(cfg: dict) -> int:
     """The threads of the PPO update. ``"auto"`` (the default): ``OMP_NUM_THREADS`` when it is
-    set (a test worker's or a shared machine's share), else every core this process may run on.
-    The update runs while the games wait, so it may take every core; on two cores two threads
-    make the update about 1.25x faster than one (benchmarks/bench_training.py)."""
+    set (a test worker's or a shared machine's share), else every core this process may run on,
+    at most: the SB3 backend then gives each update the cores other processes left free
+    (:func:`adaptive_threads`, ``training/threads.py``). The update runs while the games wait, so
+    on an idle machine it may take every core (two threads train about 15% faster than one on
+    two cores)."""
     t = cfg.get("torch_threads", 1)
     if t != "auto":
         return int(t)
@@ -211,6 +213,13 @@ def torch_threads(cfg: dict) -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def adaptive_threads(cfg: dict) -> bool:
+    """Whether the update's threads follow the machine's load (``training/threads.py``): under
+    ``"auto"`` unless ``OMP_NUM_THREADS`` fixes them."""
+    omp = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return cfg.get("torch_threads", 1) == "auto" and not (omp.isdigit() and int(omp) >= 1)
 
 
 def train_env_config(cfg: dict) -> dict:

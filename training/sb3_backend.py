@@ -18,7 +18,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Sequence
 
-from training.config import check_train_env_config, resolve_config, torch_threads, train_env_config
+from training.config import (adaptive_threads, check_train_env_config, resolve_config, torch_threads,
+                             train_env_config)
 from training.opponents import parse_opponents, usable_opponents
 from training.runs import (Clock, TrainingBar, evaluate_during_training, finish_run, has_module, prune_checkpoints,
                            resolve_run, start_run, versions)
@@ -47,7 +48,7 @@ def limit_threads(env_threads: int) -> None:
         pass
 
 
-def update_threads_callback(threads: int, collection: int = 1):
+def update_threads_callback(threads: int, collection: int = 1, adaptive: bool = False):
     """A callback that runs the PPO update on ``threads`` torch threads and everything else (the
     collection's forward passes, beside the games) on ``collection`` threads: the collection ends
     (``on_rollout_end``) just before the update and begins just after it.
@@ -56,24 +57,46 @@ def update_threads_callback(threads: int, collection: int = 1):
     collection that spinning takes the core a helper process computes the heuristic's moves on
     (Guillotine, side by side in one run: 4,982 -> 5,518 learner steps/s), so collection runs on
     one thread where helper processes (or the single-game path's subprocesses) share the cores,
-    and on every thread where nothing else does (:func:`collection_threads`)."""
+    and on every thread where nothing else does (:func:`collection_threads`).
+
+    ``adaptive`` (``torch_threads: "auto"``): ``threads`` is the most the update takes; each
+    update takes the cores other processes left free during the last one
+    (:class:`training.threads.AdaptiveThreads`), and the collection no more than that."""
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
 
+    from training.threads import AdaptiveThreads
+
+    policy = AdaptiveThreads(threads) if adaptive else None
+
     class UpdateThreads(BaseCallback):
+        def _collection(self) -> int:
+            return collection if policy is None else min(collection, policy.threads)
+
+        first = True
+
         def _on_training_start(self) -> None:
-            torch.set_num_threads(collection)
+            torch.set_num_threads(self._collection())
 
         def _on_rollout_start(self) -> None:
-            torch.set_num_threads(collection)
+            if policy is not None:
+                policy.end()
+                if self.first:  # the first collection is measured too: the first update starts informed
+                    policy.begin()
+                    self.first = False
+            torch.set_num_threads(self._collection())
 
         def _on_rollout_end(self) -> None:
-            torch.set_num_threads(threads)
+            if policy is not None:
+                policy.end()  # the first collection's window (later ones are not measured)
+            torch.set_num_threads(threads if policy is None else policy.begin())
 
         def _on_step(self) -> bool:
             return True
 
-    return UpdateThreads()
+    callback = UpdateThreads()
+    callback.policy = policy
+    return callback
 
 
 def collection_threads(venv, threads: int) -> int:
@@ -307,7 +330,8 @@ def learn(model: Any, venv, cfg: dict, run_dir: Path, pool: list[str], clock: Cl
     if remaining <= 0:
         return 0.0
     callbacks = _callbacks(cfg, run_dir, pool, budget_s, target, progress, resumed, clock)
-    callbacks.append(update_threads_callback(torch_threads(cfg), collection_threads(venv, torch_threads(cfg))))
+    callbacks.append(update_threads_callback(torch_threads(cfg), collection_threads(venv, torch_threads(cfg)),
+                                             adaptive=adaptive_threads(cfg)))
     model.learn(remaining, callback=callbacks, tb_log_name="ppo", reset_num_timesteps=not resumed)
     return clock.elapsed()
 

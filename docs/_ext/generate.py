@@ -8,6 +8,8 @@ Run at the start of every Sphinx build (``builder-inited``), and importable by t
 * ``results/policies.md``: a model card per shipped policy, from ``agents/pretrained/<game>.json``;
 * ``results/baselines.md``: the heuristic against random, from ``benchmarks/baselines_results.json``;
 * ``results/search.md``: the search agents' strength and cost, from ``benchmarks/search_results.json``;
+* ``results/leaderboard.md``: the library's agents under the benchmark protocol, from
+  ``benchmarks/scorecards/*.json`` and ``benchmarks/exploitability.json`` (``training.leaderboard``);
 * ``results/speed.md``: the speed tables, from ``benchmarks/*_results.json`` with their machine;
 * ``notebooks/*.ipynb``: the notebooks of ``notebooks/``, rendered with their saved outputs.
 
@@ -280,6 +282,21 @@ def search_page() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def leaderboard_page() -> str:
+    """The library's agents under the benchmark protocol (``training.leaderboard``, as the README)."""
+    import sys
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from training import leaderboard
+
+    return "\n".join(["# Leaderboard", "",
+                      "Generated from the committed score cards (`benchmarks/scorecards/`) and exploitability rows "
+                      "(`benchmarks/exploitability.json`); nothing here is typed by hand. How the numbers are made, "
+                      "and what they mean: [the benchmark protocol](../guides/benchmark.md).", "",
+                      leaderboard.markdown()]).rstrip() + "\n"
+
+
 def speed_page() -> str:
     """The speed tables, from the recorded benchmark JSON, each with its machine."""
     out = ["# Speed", "",
@@ -326,6 +343,7 @@ def write_all(docs: Path = DOCS) -> list[Path]:
     pages[docs / "results" / "speed.md"] = speed_page()
     pages[docs / "results" / "baselines.md"] = baselines_page()
     pages[docs / "results" / "search.md"] = search_page()
+    pages[docs / "results" / "leaderboard.md"] = leaderboard_page()
     for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):  # rendered with their saved outputs
         pages[docs / "notebooks" / nb.name] = nb.read_text()
     for path, text in pages.items():

@@ -1,0 +1,178 @@
+"""The benchmark protocol, the search agents' per-game defaults, the leaderboard and the
+approximate-exploitability command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+import card_envs
+from agents.base import start_game
+from agents.search import KEYS, parse_options
+from agents.search_defaults import DEFAULTS, resolved_spec
+from training import benchmark, exploit, leaderboard
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = list(card_envs.ENVIRONMENTS)
+
+
+# ------------------------------------------------------------------------------ search defaults
+@pytest.mark.parametrize("kind", ["pimc", "ismcts"])
+@pytest.mark.parametrize("name", GAMES)
+def test_a_search_agent_without_keys_plays_the_games_default(kind, name):
+    agent = agents.load(kind, seed=0)
+    want = parse_options(kind, DEFAULTS[name][kind])
+    assert agent.options_for(name) == want
+    start_game(agent, name, benchmark.TABLES[name], "player_0")
+    assert agent.options == want, "at the table the agent holds the game's settings"
+    assert agents.load(agent.spec_for(name)).options == want, "spec_for writes every key"
+
+
+def test_the_defaults_differ_between_games_and_each_key_overrides_only_itself():
+    assert len({DEFAULTS[g]["pimc"] for g in GAMES}) > 1, "per game, not one setting for all"
+    golf = parse_options("pimc", DEFAULTS["golf_v0"]["pimc"])
+    assert golf["rollout"] == "heuristic" and golf["prior"] == "heuristic", "the README's Golf agent"
+    p = agents.load("pimc:worlds=30", seed=0)
+    got = p.options_for("golf_v0")
+    assert got["worlds"] == 30 and {k: v for k, v in got.items() if k != "worlds"} == {
+        k: v for k, v in golf.items() if k != "worlds"}
+    # a time budget without a count drops the default count: the time alone ends the search
+    timed = agents.load("pimc:ms=30").options_for("golf_v0")
+    assert timed["worlds"] is None and timed["ms"] == 30.0 and timed["rollout"] == "heuristic"
+    # a game without an entry (a new game) plays the generic defaults
+    generic = {k: d for k, (_, d, _) in KEYS["ismcts"].items()}
+    assert agents.load("ismcts").options_for("some_new_game_v0") == generic
+    assert resolved_spec("pimc", "hot_v0", "model=none").endswith("model=none")
+
+
+def test_every_default_is_a_valid_spec_with_a_count_budget_so_it_is_deterministic():
+    for name, kinds in DEFAULTS.items():
+        assert name in card_envs.ENVIRONMENTS
+        for kind, text in kinds.items():
+            options = parse_options(kind, text)
+            count = "worlds" if kind == "pimc" else "iterations"
+            assert options[count] is not None and options["ms"] is None, (name, kind, text)
+
+
+@pytest.mark.parametrize("kind", ["pimc", "ismcts"])
+def test_the_default_agent_repeats_its_choices_with_the_same_seed(kind):
+    name = "guilders_v0"
+    env = card_envs.ENVIRONMENTS[name].raw_env(**benchmark.TABLES[name])
+    env.reset(seed=3)
+    obs = env.observe(env.agent_selection)
+    choices = []
+    for _ in range(2):
+        a = agents.load(kind, seed=11)
+        start_game(a, name, benchmark.TABLES[name], env.agent_selection)
+        choices.append(a.act(obs, env.agent_selection, name))
+    assert choices[0] == choices[1] and obs["action_mask"][choices[0]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["pimc", "ismcts"])
+@pytest.mark.parametrize("name", GAMES)
+def test_the_default_stays_within_its_budget_on_a_short_run(kind, name):
+    """The defaults were chosen at <= 100 ms a decision on one core; a test machine runs other
+    tests beside this one, so the bound allows twice that, which a default far over budget
+    (e.g. the former 64 worlds of random play, 500 ms a decision) still exceeds."""
+    timing = benchmark.time_agent(kind, name, benchmark.TABLES[name], games=2)
+    assert timing["decisions"] > 0
+    assert timing["ms_per_decision"] < 200, timing
+
+
+# ------------------------------------------------------------------------------ the protocol
+def test_the_protocol_plays_the_shipped_policies_tables_against_a_fixed_gauntlet():
+    assert set(benchmark.TABLES) == set(card_envs.ENVIRONMENTS)
+    for name, table in benchmark.TABLES.items():
+        shipped = json.loads((ROOT / "agents" / "pretrained" / f"{name}.json").read_text())
+        assert shipped["config"]["env_config"] == table, f"the gauntlet's ppo plays {name} at {table}"
+    assert benchmark.GAUNTLET == ("random", "heuristic", "pimc", "ppo")
+    assert benchmark.VERSION == 1 and benchmark.GAMES == 200
+
+
+def test_the_same_agent_gets_the_same_score_card_bit_for_bit_with_any_number_of_workers():
+    one = benchmark.benchmark("heuristic", games=4, only=["golf"], workers=1, timing=False, progress=False)
+    two = benchmark.benchmark("heuristic", games=4, only=["golf"], workers=2, timing=False, progress=False)
+    assert json.dumps(benchmark.results_part(one), sort_keys=True) == json.dumps(benchmark.results_part(two),
+                                                                              sort_keys=True)
+    part = one["games"]["golf_v0"]
+    assert [r["opponent"] for r in part["results"]] == list(benchmark.GAUNTLET)
+    assert part["seeds"] == {m: benchmark.SEED + i for i, m in enumerate(benchmark.GAUNTLET)}
+    assert part["table"] == benchmark.TABLES["golf_v0"]
+    assert not one["conforms"], "4 games per member is not the protocol"
+    assert part["results"][1]["mean_reward"] == 0.0, "the heuristic against itself, seats rotated: even"
+    ppo = part["gauntlet"][3]
+    assert ppo["file"].endswith("golf_v0.zip") and len(ppo["sha256"]) == 64
+    assert part["gauntlet"][2]["settings"] == "pimc:" + ",".join(
+        f"{k}={v}" for k, v in parse_options("pimc", DEFAULTS["golf_v0"]["pimc"]).items() if v is not None)
+    assert part["score"] == pytest.approx(np.mean([r["mean_reward"] for r in part["results"]]))
+    assert part["score_low"] <= part["score"] <= part["score_high"]
+
+
+def test_the_command_prints_and_writes_a_score_card_and_marks_quick_as_not_the_protocol(tmp_path, capsys):
+    out = tmp_path / "card.json"
+    assert benchmark.main(["random", "--quick", "--only", "guillotine", "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "NOT the protocol" in printed and "guillotine_v0" in printed
+    card = json.loads(out.read_text())
+    assert card["quick"] and not card["conforms"] and card["version"] == benchmark.VERSION
+    assert card["games_per_member"] == benchmark.QUICK_GAMES
+    assert card["games"]["guillotine_v0"]["timing"]["decisions"] > 0
+    assert benchmark.main(["random", "--quick", "--games", "5"]) == 2, "--quick and --games together are refused"
+    assert "not both" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ the leaderboard
+def test_the_readme_leaderboard_is_generated_from_the_recorded_score_cards():
+    text = (ROOT / "README.md").read_text()
+    section = text.split(leaderboard.START, 1)[1].split(leaderboard.END, 1)[0]
+    assert section.strip() == leaderboard.markdown().strip(), "run python -m training.leaderboard --readme"
+
+
+def test_the_leaderboard_shows_what_was_measured_and_says_what_was_not(tmp_path):
+    card = benchmark.benchmark("random", games=2, only=["golf"], timing=True, progress=False)
+    (tmp_path / "random.json").write_text(json.dumps(card))
+    exploits = tmp_path / "exploit.json"
+    exploits.write_text(json.dumps({"rows": [{"target": "heuristic", "game": "golf_v0", "minutes": 15,
+                                              "mean_reward": 0.25, "reward_low": 0.1, "reward_high": 0.4}]}))
+    md = leaderboard.markdown(tmp_path, exploits)
+    golf = next(line for line in md.splitlines() if line.startswith("| `golf_v0`"))
+    assert f"{card['games']['golf_v0']['score']:+.2f}" in golf and "not measured" in golf
+    assert "**+0.25 [+0.10, +0.40]**, 15 min" in golf
+    assert "not measured" in next(line for line in md.splitlines() if line.startswith("| `hot_v0`"))
+    assert "Not at the protocol's size" in md
+
+
+# ------------------------------------------------------------------------------ exploitability
+def test_exploitability_trains_against_the_target_alone_and_measures_the_best_response(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    row = exploit.exploit("heuristic", "golf", minutes=None, timesteps=2000, deals=4, out=tmp_path, progress=False)
+    run = Path(row["best_response"]).parent
+    cfg = json.loads((run / "config.json").read_text())
+    assert cfg["opponents"] == ["heuristic"] and row["opponents_trained_against"] == ["heuristic"]
+    assert cfg["imitation"]["teacher"] is None and cfg["env_config"] == benchmark.TABLES["golf_v0"]
+    assert row["deals"] == 4 and row["games"] == 8 and row["from"] == "scratch"
+    assert row["reward_low"] <= row["mean_reward"] <= row["reward_high"]
+    assert row["target"] == "heuristic" and row["timesteps"] >= 2000
+
+
+def test_exploitability_refuses_a_target_that_cannot_play_the_table(tmp_path):
+    golf_policy = ROOT / "agents" / "pretrained" / "golf_v0.zip"
+    with pytest.raises(ValueError):
+        exploit.exploit(f"ppo:{golf_policy}", "guilders", minutes=1, out=tmp_path, progress=False)
+    with pytest.raises(ValueError, match="agent spec"):
+        exploit.exploit("self", "golf", minutes=1, out=tmp_path, progress=False)
+    with pytest.raises(ValueError, match="minutes or timesteps"):
+        exploit.exploit("heuristic", "golf", minutes=None, out=tmp_path, progress=False)
+    assert not any(tmp_path.iterdir()), "refused before any training"
+
+
+def test_the_search_guide_lists_the_defaults_as_the_code_has_them():
+    guide = (ROOT / "docs" / "guides" / "search.md").read_text()
+    for name, kinds in DEFAULTS.items():
+        row = next(line for line in guide.splitlines() if line.startswith(f"| `{name}` | `"))
+        assert row == f"| `{name}` | `{kinds['pimc']}` | `{kinds['ismcts']}` |"

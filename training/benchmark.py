@@ -1,0 +1,268 @@
+"""The benchmark protocol: one score card per agent that two papers can compare.
+
+    python -m training.benchmark heuristic                      # the protocol, every game
+    python -m training.benchmark ppo:runs/golf_v0/RUN --only golf
+    python -m training.benchmark pimc --quick                   # a development check, NOT the protocol
+    python -m training.benchmark my_agent.py:MyAgent --out card.json
+
+**What the protocol fixes** (version :data:`VERSION`; a change to anything below is a new
+version, and score cards of different versions are not compared):
+
+- **The table** of each game (:data:`TABLES`): the two-seat table of Golf (one round),
+  Fiddlesticks, Collector (at most 100 rounds), Hot (one deal) and Guilders, and Guillotine's
+  single deal at four seats. These are the tables the shipped PPO policies play.
+- **The gauntlet** (:data:`GAUNTLET`): ``random``, ``heuristic``, the default ``pimc`` (each
+  game's strongest setting within 100 ms a decision, ``agents/search_defaults.py``) and the
+  shipped ``ppo`` (``agents/pretrained``; the score card records each policy file's sha256).
+- **The seating**: the agent in one seat against copies of one gauntlet member in every other
+  seat, its seat rotated through all of them (``training.evaluate``'s field seating), on
+  duplicate deals: every deal is played once per rotation, so luck of the cards cancels.
+- **The games**: :data:`GAMES` per gauntlet member (rounded up to whole deals), from the fixed
+  seeds :data:`SEED` + the member's index, the same deals for every agent measured.
+- **The numbers**: against each member the agent's mean rank reward (+1 first, -1 last, 0 for
+  the middle or a shared place; ``card_envs.scoring``) with its 95% interval over deals, and
+  one summary number per game, **the score: the mean of those four mean rewards**. It lies in
+  [-1, 1] at every table, 0 means as strong as the gauntlet on average, and it depends on the
+  agent's games only (a score normalised by random's and the heuristic's own results would move
+  whenever either is re-measured). Its interval combines the four independent intervals
+  (standard errors added in quadrature, divided by four).
+
+The agent's own cost, milliseconds per decision on this machine, is measured on a few separate
+deals against the heuristic in one process (``timing``) and kept apart from the results: the
+results part of a score card is the same bit for bit for the same agent on any machine with any
+number of workers, the timing is not.
+
+``--quick`` plays :data:`QUICK_GAMES` games per member: a development check, marked
+``"conforms": false`` in its card, as is any run with another ``--games`` or ``--table``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+#: the protocol's version: score cards of different versions are not compared
+VERSION = 1
+#: each game's benchmark table (the tables the shipped PPO policies play)
+TABLES: dict[str, dict[str, Any]] = {
+    "golf_v0": {"num_players": 2, "num_rounds": 1},
+    "fiddlesticks_v0": {"num_players": 2},
+    "guillotine_v0": {"mode": "single"},
+    "collector_v0": {"num_players": 2, "max_rounds": 100},
+    "hot_v0": {"num_players": 2, "single_deal": True},
+    "guilders_v0": {"num_players": 2},
+}
+#: the gauntlet: the agent meets each in the field seating
+GAUNTLET = ("random", "heuristic", "pimc", "ppo")
+#: games per gauntlet member (rounded up to whole deals: every deal in every seat rotation)
+GAMES = 200
+#: games per member with --quick (not the protocol)
+QUICK_GAMES = 8
+#: the first member's seed; member i plays from SEED + i
+SEED = 20_261_203
+#: deals against the heuristic on which the agent's milliseconds per decision are measured
+TIMING_GAMES = 8
+TIMING_SEED = 7
+
+
+def machine() -> str:
+    """This machine in words: processor, cores, Python."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def resolved(spec: Any, env_name: str, seed: int = 0) -> dict:
+    """What a spec plays in ``env_name``: the spec, the full search settings (``pimc`` ->
+    ``pimc:worlds=12,...``) and, for a learned policy, its file and sha256."""
+    from training.games import load_agent
+    from training.provenance import resolved_policy
+
+    agent = load_agent(spec, seed)
+    out = resolved_policy(agent, env_name, spec)
+    spec_for = getattr(agent, "spec_for", None)
+    if callable(spec_for):
+        out["settings"] = spec_for(env_name)
+    return out
+
+
+class Timed:
+    """An agent that times another's decisions (``act``), forwarding the protocol's hooks."""
+
+    def __init__(self, agent: Any):
+        self.agent, self.seconds, self.decisions = agent, 0.0, 0
+        self.name = getattr(agent, "name", type(agent).__name__)
+
+    def start_game(self, env_name: str, config: dict, agent: str) -> None:
+        from agents.base import start_game
+
+        start_game(self.agent, env_name, config, agent)
+
+    def end_game(self, observation: dict, reward: float, info: dict) -> None:
+        from agents.base import end_game
+
+        end_game(self.agent, observation, reward, info)
+
+    def act(self, observation: dict, agent: str, env_name: str) -> int:
+        began = time.perf_counter()
+        action = self.agent.act(observation, agent, env_name)
+        self.seconds += time.perf_counter() - began
+        self.decisions += 1
+        return action
+
+
+def time_agent(spec: str, env_name: str, table: dict, games: int = TIMING_GAMES) -> dict:
+    """The agent's milliseconds per decision (every decision it is asked, one process) over
+    ``games`` games against the heuristic at ``table``."""
+    from training.evaluate import tournament
+    from training.games import load_agent
+
+    timed = Timed(load_agent(spec, TIMING_SEED))
+    tournament(env_name, [timed, "heuristic"], games, table, seed=TIMING_SEED, workers=1, field=True,
+               names=[spec, "heuristic"])
+    return {"ms_per_decision": round(1000 * timed.seconds / max(1, timed.decisions), 2),
+            "decisions": timed.decisions, "games": games}
+
+
+def combined(rows: list[dict]) -> dict:
+    """The score (mean of the rows' mean rewards) and its 95% interval: each row's standard
+    error read from its interval's half-width, added in quadrature (the rows are independent)."""
+    z = 1.959963984540054
+    means = [r["mean_reward"] for r in rows]
+    ses = [(r["reward_high"] - r["reward_low"]) / (2 * z) for r in rows]
+    score = sum(means) / len(means)
+    se = math.sqrt(sum(s * s for s in ses)) / len(means)
+    return {"score": score, "score_low": max(-1.0, score - z * se), "score_high": min(1.0, score + z * se)}
+
+
+def benchmark_game(spec: str, env_name: str, games: int = GAMES, table: dict | None = None, workers: int = 1,
+                   timing: bool = True, progress: bool = False) -> dict:
+    """One game's part of a score card: the agent against every gauntlet member, the score, and
+    (``timing``) its milliseconds per decision."""
+    from training.evaluate import evaluate_against
+
+    table = dict(TABLES[env_name] if table is None else table)
+    rows = []
+    for i, member in enumerate(GAUNTLET):
+        began = time.perf_counter()
+        row = evaluate_against(env_name, table, spec, member, games, seed=SEED + i, workers=workers)
+        row.pop("policies", None)
+        rows.append({k: row[k] for k in ("opponent", "games", "deals", "mean_reward", "reward_low", "reward_high",
+                                         "win_rate", "win_rate_low", "win_rate_high", "shared_first_rate",
+                                         "mean_score", "mean_rank")})
+        if progress:
+            print(f"  {env_name}: {spec} vs {member:<9} {row['mean_reward']:+.3f} [{row['reward_low']:+.3f}, "
+                  f"{row['reward_high']:+.3f}] ({row['games']} games, {time.perf_counter() - began:.0f} s)",
+                  file=sys.stderr, flush=True)
+    part = {"table": table, "seeds": {m: SEED + i for i, m in enumerate(GAUNTLET)},
+            "agent": resolved(spec, env_name), "gauntlet": [resolved(m, env_name) for m in GAUNTLET],
+            "results": rows, **combined(rows)}
+    if timing:
+        part["timing"] = time_agent(spec, env_name, table)
+    return part
+
+
+def benchmark(spec: str, games: int | None = None, only: Sequence[str] | None = None, quick: bool = False,
+              tables: dict[str, dict] | None = None, workers: int = 1, timing: bool = True,
+              progress: bool = True) -> dict:
+    """The score card of agent ``spec`` (any ``agents.load`` spec) under the protocol: every game
+    (or ``only`` these), :data:`GAMES` games per gauntlet member (``games``; ``quick``:
+    :data:`QUICK_GAMES`), at the protocol's tables (``tables`` replaces some: not the protocol)."""
+    from card_envs.cli import game_name
+    from training.provenance import versions
+
+    if quick and games is not None:
+        raise ValueError("give --quick or --games, not both")
+    n = QUICK_GAMES if quick else GAMES if games is None else int(games)
+    if n < 1:
+        raise ValueError(f"games per gauntlet member must be at least 1, got {n}")
+    envs = [game_name(g) for g in only] if only else list(TABLES)
+    tables = {game_name(g): dict(t) for g, t in (tables or {}).items()}
+    conforms = n == GAMES and not tables and not quick
+    card: dict[str, Any] = {
+        "protocol": f"card_envs benchmark v{VERSION}", "version": VERSION, "conforms": conforms,
+        "quick": bool(quick), "agent": spec, "games_per_member": n, "gauntlet": list(GAUNTLET),
+        "summary": "score = mean over the gauntlet of the agent's mean rank reward (field seating, duplicate deals)",
+        "date": _dt.datetime.now().isoformat(timespec="seconds"), "machine": machine(), "versions": versions(),
+        "games": {},
+    }
+    for env_name in envs:
+        began = time.perf_counter()
+        if progress:
+            print(f"{env_name}: {spec} against {', '.join(GAUNTLET)}, {n} games each", file=sys.stderr, flush=True)
+        card["games"][env_name] = benchmark_game(spec, env_name, n, tables.get(env_name), workers, timing, progress)
+        card["games"][env_name]["seconds"] = round(time.perf_counter() - began, 1)
+    return card
+
+
+def results_part(card: dict) -> dict:
+    """The part of a score card that is the same bit for bit for the same agent: everything but
+    the date, the machine, the versions, the timing and the seconds."""
+    keep = {k: v for k, v in card.items() if k not in ("date", "machine", "versions")}
+    keep["games"] = {g: {k: v for k, v in part.items() if k not in ("timing", "seconds")}
+                     for g, part in card["games"].items()}
+    return keep
+
+
+def text(card: dict) -> str:
+    """The score card as a table for the terminal."""
+    head = f"{card['protocol']}: {card['agent']}" + ("" if card["conforms"] else "  (NOT the protocol: "
+                                                        f"{'--quick' if card['quick'] else 'changed games or table'})")
+    lines = [head, f"{card['games_per_member']} games per gauntlet member, field seating, duplicate deals; "
+             f"{card['machine']}", ""]
+    lines.append(f"{'game':<16}{'score [95% CI]':<26}" + "".join(f"{'vs ' + m:<14}" for m in card["gauntlet"])
+                 + "ms/decision")
+    for env_name, part in card["games"].items():
+        cells = "".join(f"{r['mean_reward']:<+14.3f}" for r in part["results"])
+        ms = part.get("timing", {}).get("ms_per_decision")
+        lines.append(f"{env_name:<16}{part['score']:+.3f} [{part['score_low']:+.3f}, {part['score_high']:+.3f}]    "
+                     f"{cells}{'' if ms is None else f'{ms:.1f}'}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from card_envs import cli
+
+    ap = cli.Parser(prog="python -m training.benchmark", description=__doc__.split("\n\n")[0])
+    ap.add_argument("spec", help="the agent: any agents.load spec (random, heuristic, ppo, ppo:PATH, pimc, "
+                    "ismcts:iterations=200, py:module:Class, ...)")
+    ap.add_argument("--games", type=int, help=f"games per gauntlet member (protocol: {GAMES}; another number is "
+                    "not the protocol)")
+    ap.add_argument("--quick", action="store_true", help=f"{QUICK_GAMES} games per member: a development check, "
+                    "not the protocol")
+    ap.add_argument("--only", nargs="+", metavar="GAME", help="these games only (default: all six)")
+    ap.add_argument("--workers", type=int, default=1, help="processes for the games (results do not depend on it)")
+    ap.add_argument("--no-timing", action="store_true", help="skip measuring the agent's milliseconds per decision")
+    ap.add_argument("--out", help="write the score card (JSON) here")
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args(argv)
+    try:
+        card = benchmark(args.spec, games=args.games, only=args.only, quick=args.quick, workers=args.workers,
+                         timing=not args.no_timing, progress=not args.no_progress)
+    except cli.USER_ERRORS as e:
+        return cli.report(e)
+    print(text(card))
+    if args.out:
+        from training.results import jsonable
+
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(jsonable(card), indent=1) + "\n")
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
