@@ -271,7 +271,7 @@ def search_page() -> str:
         return "\n".join(out + [measured]) + "\n"
     rows = d["rows"]
     out += [measured + " Few games give wide intervals: this page says how strong the search agents are at that "
-            "budget, within them.", ""]
+            "budget, within them." + (f" {d['note']}" if d.get("note") else ""), ""]
     out += ["| game | agent | opponent | games | mean reward (95% CI) | ms / decision | worlds or iterations / decision "
             "| simulated steps/s |", "|---|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
