@@ -16,7 +16,10 @@ import numpy as np
 
 def copy_generator(rng: np.random.Generator) -> np.random.Generator:
     """An independent generator in ``rng``'s state, as ``copy.deepcopy(rng)`` makes it: the same
-    kind of bit generator, the same state and an equal seed sequence (so ``spawn`` agrees too)."""
+    kind of bit generator, the same state and an equal seed sequence (so ``spawn`` agrees too).
+    A stand-in generator (OpenSpiel's chance events, ``card_envs.openspiel.chance``) copies itself."""
+    if not isinstance(rng, np.random.Generator):
+        return rng.copy()
     bits = rng.bit_generator
     seq = bits.seed_seq
     if not isinstance(seq, np.random.SeedSequence):  # a legacy-seeded bit generator

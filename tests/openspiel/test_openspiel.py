@@ -1,0 +1,223 @@
+"""Every game as an OpenSpiel game: the same game as ``raw_env()``, step by step.
+
+The differential test plays random games through both (the env's own draws fed to OpenSpiel as
+chance outcomes) and compares, at every step, who acts, the legal actions, every seat's
+observation tensor and the rewards; OpenSpiel's own consistency checks (``random_sim_test``, with
+serialization) run on every game; the observer keeps the library's promise (redrawing every card
+a seat cannot see changes nothing it observes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra (pip install -e '.[openspiel]')")
+
+import card_envs  # noqa: E402
+import card_envs.openspiel as O  # noqa: E402
+from card_envs.openspiel.chance import RecordingGenerator  # noqa: E402
+from card_envs.openspiel.game import options_from, parameter_specification  # noqa: E402
+from tests import cases  # noqa: E402
+
+#: two tables per game: a small one and the benchmark protocol's (or another option set)
+TABLES = {
+    "golf_v0": [{"num_players": 2, "num_rounds": 1}, {"num_players": 3, "num_rounds": 2, "reward_mode": "score",
+                                                      "flip_after_discard": "may"}],
+    "fiddlesticks_v0": [{"num_players": 2}, {"num_players": 3, "voluntary_pickup": True}],
+    "guillotine_v0": [{"mode": "single"}, {"mode": "single", "contract": "domino", "reward_mode": "score"}],
+    "collector_v0": [{"num_players": 2, "max_rounds": 100}, {"num_players": 3, "dealer": "random"}],
+    "hot_v0": [{"num_players": 2, "single_deal": True}, {"num_players": 3, "target_points": 5}],
+    "guilders_v0": [{"num_players": 2}, {"num_players": 3, "evil_joker": True, "good_joker": True,
+                                         "chaotic_joker": True, "refan_discards": 1}],
+}
+GAMES_PER_TABLE = int(os.environ.get("CARD_ENVS_OPENSPIEL_GAMES", "3"))
+
+
+def play_both(name: str, options: dict, seed: int) -> int:
+    """One random game through ``raw_env`` and through OpenSpiel, compared at every step;
+    returns the steps compared."""
+    env = card_envs.ENVIRONMENTS[name].raw_env(**options)
+    recorder = RecordingGenerator(np.random.default_rng(seed))
+    env._rng = recorder  # reset() without a seed draws from the env's generator: record its draws
+    env.reset()
+    state = O.load_game(name, options).new_initial_state()
+    fed = 0
+
+    def feed() -> None:
+        nonlocal fed
+        outcomes = recorder.outcomes()
+        while state.is_chance_node():
+            assert fed < len(outcomes), "OpenSpiel asks for a draw the env did not make"
+            legal = {o for o, _ in state.chance_outcomes()}
+            assert outcomes[fed] in legal
+            state.apply_action(outcomes[fed])
+            fed += 1
+
+    feed()
+    agents = env.possible_agents
+    rng = np.random.default_rng(seed + 1)
+    returns = np.zeros(len(agents))
+    steps = 0
+    while True:
+        done = all(env.terminations.values()) or all(env.truncations.values())
+        assert state.is_terminal() == done, f"step {steps}: terminal {state.is_terminal()} vs env {done}"
+        if done:
+            break
+        seat = agents.index(env.agent_selection)
+        assert state.current_player() == seat, f"step {steps}"
+        mask = env.observe(env.agent_selection)["action_mask"]
+        assert state.legal_actions() == np.flatnonzero(mask).tolist(), f"step {steps}"
+        for p, agent in enumerate(agents):
+            ours = np.asarray(state.observation_tensor(p), dtype=np.float32)
+            assert np.array_equal(ours, env.observe(agent)["observation"]), f"step {steps}, seat {p}"
+        for a in state.legal_actions()[:3]:
+            assert state.action_to_string(seat, a) == env.action_to_string(a)
+        action = int(rng.choice(np.flatnonzero(mask)))
+        env.step(action)
+        state.apply_action(action)
+        feed()
+        step_rewards = [env.rewards[a] for a in agents]
+        assert state.rewards() == pytest.approx(step_rewards, abs=0), f"step {steps}"
+        returns += step_rewards
+        steps += 1
+    assert state.returns() == pytest.approx(returns.tolist(), abs=1e-12)
+    assert fed == len(recorder.outcomes()), "every draw of the env was a chance event"
+    return steps
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_the_openspiel_game_plays_exactly_as_the_env(name):
+    steps = 0
+    for k, options in enumerate(TABLES[name]):
+        for seed in range(GAMES_PER_TABLE):
+            steps += play_both(name, options, 1000 * k + seed)
+    assert steps > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(TABLES))
+def test_the_openspiel_game_plays_exactly_as_the_env_in_many_games(name):
+    for k, options in enumerate(TABLES[name]):
+        for seed in range(40):
+            play_both(name, options, 50_000 + 1000 * k + seed)
+
+
+# ------------------------------------------------------------------------ registration, parameters
+def test_every_game_is_registered_with_its_options_as_parameters():
+    registered = set(pyspiel.registered_names())
+    assert set(O.GAMES.values()) <= registered and len(O.GAMES) == len(card_envs.ENVIRONMENTS)
+    for name, short in O.GAMES.items():
+        game = pyspiel.load_game(short)
+        config = card_envs.ENVIRONMENTS[name].raw_env().rules.config
+        params = game.get_parameters()
+        assert set(params) == {f.name for f in dataclasses.fields(config)}
+        assert options_from(params, type(config)) == {f.name: f.default for f in dataclasses.fields(config)}
+        assert game.num_distinct_actions() == card_envs.ENVIRONMENTS[name].raw_env().rules.num_actions
+        assert parameter_specification(type(config)) == params
+
+
+def test_parameters_keep_names_and_types_and_a_bad_one_is_the_envs_error():
+    game = pyspiel.load_game("card_envs_guillotine", {"mode": "single"})
+    assert game.num_players() == 4 and game.get_parameters()["mode"] == "single"
+    golf = O.load_game("golf", {"num_players": 3, "dealer": "random", "num_rounds": 2})
+    assert golf.get_parameters()["dealer"] == -1 and golf.get_parameters()["num_rounds"] == 2
+    assert golf.table.options["dealer"] == "random" and golf.num_players() == 3
+    with pytest.raises(ValueError, match="num_players"):
+        pyspiel.load_game("card_envs_golf", {"num_players": 1})
+    with pytest.raises(ValueError, match="flip_after_discard"):
+        pyspiel.load_game("card_envs_golf", {"flip_after_discard": "sometimes"})
+    with pytest.raises(Exception, match="Unknown parameter"):
+        pyspiel.load_game("card_envs_golf", {"num_player": 3})
+
+
+# ------------------------------------------------------------------------ chance
+def test_chance_nodes_deal_card_by_card_with_exact_probabilities():
+    state = O.load_game("golf", {"num_players": 2, "num_rounds": 1, "dealer": "random"}).new_initial_state()
+    assert state.is_chance_node()
+    seats = state.chance_outcomes()
+    assert [o for o, _ in seats] == [0, 1] and all(p == 0.5 for _, p in seats), "the dealer: one of two seats"
+    state.apply_action(1)
+    for left in range(52, 1, -1):
+        outcomes = state.chance_outcomes()
+        assert len(outcomes) == left and sum(p for _, p in outcomes) == pytest.approx(1.0)
+        assert all(p == 1.0 / left for _, p in outcomes)
+        state.apply_action(outcomes[0][0])
+    assert not state.is_chance_node() and state.rules_state.dealer == 1
+    with pytest.raises(Exception):
+        O.load_game("golf").new_initial_state().apply_action(99)  # not a seat
+
+
+def test_a_draw_during_the_game_is_a_chance_event_too():
+    """Golf's later rounds are dealt after players' actions: a full shuffle, card by card."""
+    state = O.load_game("golf", {"num_players": 2, "num_rounds": 3}).new_initial_state()
+    rng = np.random.default_rng(3)
+    widest_after_first_action = 0
+    acted = False
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            if acted:
+                widest_after_first_action = max(widest_after_first_action, len(outcomes))
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+        else:
+            acted = True
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert widest_after_first_action == 52, "a later round's deal: every card a chance outcome"
+
+
+# ------------------------------------------------------------------------ OpenSpiel's checks
+@pytest.mark.parametrize("name", list(TABLES))
+def test_openspiels_consistency_checks_pass(name):
+    options = TABLES[name][0]
+    pyspiel.random_sim_test(O.load_game(name, options), num_sims=2, serialize=True, verbose=False)
+
+
+def test_states_clone_and_pickle_as_their_history():
+    state = O.load_game("collector", {"num_players": 3}).new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(80):
+        if state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[rng.integers(len(state.chance_outcomes()))][0])
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    twin = pickle.loads(pickle.dumps(state))
+    assert twin.history() == state.history() and str(twin) == str(state)
+    clone = state.clone()
+    clone.apply_action(clone.legal_actions()[0] if not clone.is_chance_node() else clone.chance_outcomes()[0][0])
+    assert len(state.history()) == 80 and len(clone.history()) == 81, "a clone is independent"
+    game = pickle.loads(pickle.dumps(state.get_game()))
+    assert game.get_parameters() == state.get_game().get_parameters()
+
+
+# ------------------------------------------------------------------------ the observer
+@pytest.mark.parametrize("name", list(TABLES))
+def test_the_observer_never_shows_a_card_its_seat_cannot_see(name):
+    """Every card a seat cannot see redrawn (``tests/cases``' resampler): that seat's observation
+    and information state, as tensor and string, stay exactly the same."""
+    options = TABLES[name][0]
+    game = O.load_game(name, options)
+    rules = game.table.rules
+    rng = np.random.default_rng(7)
+    state = game.new_initial_state()
+    checked = changed = 0
+    while not state.is_terminal() and checked < 60:
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            continue
+        for seat in range(game.num_players()):
+            twin = state.clone()
+            twin._s = cases.resample_hidden(rules, state.rules_state, seat, rng)
+            changed += twin._s is not None and twin.__str__() != state.__str__()
+            for f in ("observation_tensor", "information_state_tensor"):
+                assert getattr(twin, f)(seat) == getattr(state, f)(seat), (f, seat)
+            for f in ("observation_string", "information_state_string"):
+                assert getattr(twin, f)(seat) == getattr(state, f)(seat), (f, seat)
+            checked += 1
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert checked > 0 and changed > 0, "some worlds differed in hidden cards"
