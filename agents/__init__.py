@@ -27,6 +27,8 @@ Specs: ``KIND[:ARG][,FLAG...]``
                                (``agents/search_defaults.py``); each key overrides that key
                                (``pimc:worlds=64,rollout=heuristic``, ``pimc:ms=100``)
 ``ismcts[:KEY=VALUE,...]``     single-observer ISMCTS, the same way (``ismcts:iterations=2000``)
+``openspiel:KIND[:KEY=VALUE]`` one of OpenSpiel's bots (``ismcts``, ``mcts``, ``random``;
+                               ``agents/openspiel.py``; the ``openspiel`` extra)
 =============================  =============================================================
 
 The search agents (``agents/search.py``) take comma-separated ``key=value`` options instead of
@@ -59,7 +61,7 @@ from agents.base import Agent, RandomAgent, end_game, start_game, table_options
 __all__ = ["Agent", "RandomAgent", "end_game", "load", "parse_spec", "split_specs", "start_game", "table_options"]
 
 FORMS = ("random", "heuristic", "ppo", "ppo:PATH", "rllib:PATH", "py:package.module:Class",
-         "pimc[:KEY=VALUE,...]", "ismcts[:KEY=VALUE,...]")
+         "pimc[:KEY=VALUE,...]", "ismcts[:KEY=VALUE,...]", "openspiel:KIND[:KEY=VALUE,...]")
 SEARCH = ("pimc", "ismcts")
 FLAGS = ("greedy", "sample", "any_table")
 LEARNED = ("ppo", "rllib")
@@ -80,6 +82,13 @@ def parse_spec(spec: str) -> tuple[str, str, frozenset[str]]:
         options = ",".join(p for p in [arg.strip(), *flags] if p)
         parse_options(kind, options)
         return kind, options, frozenset()
+    if kind == "openspiel":  # openspiel:KIND[:key=value,...]
+        bot, _, keys = arg.strip().partition(":")
+        items = [p for p in [keys.strip(), *flags] if p]
+        bad = [p for p in items if "=" not in p]
+        if not bot or bad:
+            raise ValueError(f"agent spec {spec!r}: write openspiel:KIND[:key=value,...] (KIND ismcts, mcts or random)")
+        return kind, ",".join([bot.strip().lower() + (":" if items else "")] + items).replace(":,", ":"), frozenset()
     if kind not in ("random", "heuristic", "ppo", "rllib", "py"):
         raise ValueError(f"unknown agent spec {spec!r} (unknown kind {kind!r}); {_FORMS_TEXT}")
     if kind in ("random", "heuristic") and colon:
@@ -108,7 +117,7 @@ def split_specs(text: str | Sequence[str]) -> list[str]:
                                  [q for t in text for q in str(t).split(",")]) if p.strip()]
     out: list[str] = []
     for p in parts:
-        if p in FLAGS and out:
+        if out and (p in FLAGS or ("=" in p and ":" not in p)):  # a flag, or a key=value of the spec before
             out[-1] = f"{out[-1]},{p}"
         else:
             out.append(p)
@@ -134,6 +143,11 @@ def load(spec: str, seed: int | None = None) -> Agent:
         from agents.search import make
 
         return make(kind, arg, seed)
+    if kind == "openspiel":
+        from agents.openspiel import OpenSpielAgent
+
+        bot, _, keys = arg.partition(":")
+        return OpenSpielAgent(bot, seed=seed, **dict(k.split("=", 1) for k in keys.split(",") if k))
     if kind == "rllib":
         from agents.rllib_agent import RLlibAgent
 

@@ -20,7 +20,8 @@ stock running out) is applied once the draw's chance nodes are decided; until th
 observation is the one before that action.
 
 **Rewards.** ``rewards()`` and ``returns()`` are the env's: with ``reward_mode="rank"`` the rank
-reward at the end (+1 first to −1 last), with ``"score"`` the game's step rewards as they come.
+reward at the end (+1 first to −1 last; the game's reward model is then ``TERMINAL``), with
+``"score"`` the game's step rewards as they come (``REWARDS``). Both sum to 0 over the players.
 
 **Observations.** ``observation_tensor(player)`` is the env's ``observe()`` vector of that seat (the
 same float32 values), ``observation_string`` its readable view (``view.readable()``). The
@@ -150,6 +151,7 @@ class CardEnvsState(pyspiel.State):
             self._decided = list(_copy._decided)
             self._returns = _copy._returns.copy()
             self._rewards = _copy._rewards.copy()
+            self._offset = _copy._offset
             return
         self._s = None  # the rules state, once dealt
         self._pending: tuple[int | None, Any] | None = (None, None)  # (action or None for the deal, state before)
@@ -157,6 +159,9 @@ class CardEnvsState(pyspiel.State):
         self._decided: list[Any] = []  # results of the chance events decided for the pending step
         self._returns = np.zeros(table.num_players)
         self._rewards = np.zeros(table.num_players)
+        #: OpenSpiel's player p is the rules state's seat (p - offset) mod n: 0, except in a state
+        #: resampled from a player's information state (a world in that player's frame)
+        self._offset = 0
         self._advance()
 
     @property
@@ -185,11 +190,12 @@ class CardEnvsState(pyspiel.State):
                 self._finish_request([0][: need.n])
             return
         self._s, self._pending, self._decided, self._request = s, None, [], None
-        self._rewards = np.zeros(self._t.num_players)
+        rewards = np.zeros(self._t.num_players)
         if shaped is not None and not self._t.rank_mode:
-            self._rewards += np.asarray(shaped, dtype=float)
+            rewards += np.asarray(shaped, dtype=float)
         if (s.terminated or s.truncated) and self._t.rank_mode:
-            self._rewards += np.asarray(rank_rewards(rules.ranks(s)), dtype=float)
+            rewards += np.asarray(rank_rewards(rules.ranks(s)), dtype=float)
+        self._rewards = np.roll(rewards, self._offset)  # seat k of the rules state is player k + offset
         self._returns += self._rewards
 
     def _finish_request(self, result: list[int]) -> None:
@@ -204,7 +210,11 @@ class CardEnvsState(pyspiel.State):
             return pyspiel.PlayerId.CHANCE
         if self._s.terminated or self._s.truncated:
             return pyspiel.PlayerId.TERMINAL
-        return int(self._s.current_player)
+        return (int(self._s.current_player) + self._offset) % self._t.num_players
+
+    def seat(self, player: int) -> int:
+        """The rules state's seat of OpenSpiel's ``player``."""
+        return (int(player) - self._offset) % self._t.num_players
 
     def _legal_actions(self, player: int) -> list[int]:
         if self._request is not None or player != self.current_player():
@@ -257,9 +267,30 @@ class CardEnvsState(pyspiel.State):
         return self._rewards.tolist()
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> "CardEnvsState":
-        """A state the player cannot tell from this one, its hidden cards drawn from the exact
-        posterior (the game's ``sample_world``), seen from the same seat."""
-        raise NotImplementedError("resample_from_infostate: not yet")
+        """A state ``player_id`` cannot tell from this one, every card it cannot see drawn from the
+        exact posterior its observation leaves (the game's ``sample_world``). The world is built in
+        that player's frame and relabelled (``seat``), so OpenSpiel's players are the same; its
+        later draws are chance nodes again. ``probability_sampler`` (a callable giving floats in
+        [0, 1), OpenSpiel's convention) seeds the draw; without one, numpy's default."""
+        if self._request is not None or self._s is None:
+            raise ValueError("resample_from_infostate is defined at players' decisions, not at chance nodes")
+        seed = None if probability_sampler is None else int(probability_sampler() * 2**63)
+        x = self._t.observation(self._s, self.seat(player_id))
+        return CardEnvsState.from_observation(self.get_game(), x, player_id, np.random.default_rng(seed), self)
+
+    @classmethod
+    def from_observation(cls, game: "CardEnvsGame", observation: Any, player: int, rng: np.random.Generator,
+                         like: "CardEnvsState | None" = None) -> "CardEnvsState":
+        """A state ``player`` cannot tell from the one it observes (``observation``: its env
+        observation vector): a world from the game's ``sample_world``, relabelled so that OpenSpiel's
+        players are the table's, its later draws chance nodes again. ``like``: a state whose
+        returns so far the new one keeps."""
+        world = game.table.module.sample_world(np.asarray(observation, dtype=np.float32), rng, **game.table.options)
+        world.rng = ChanceGenerator()
+        twin = cls(game, _copy=like if like is not None else game.new_initial_state())
+        twin._s, twin._offset = world, int(player) % game.table.num_players
+        twin._pending, twin._request, twin._decided = None, None, []
+        return twin
 
     def __str__(self) -> str:
         if self._s is None:
@@ -297,11 +328,11 @@ class CardEnvsObserver:
 
     def set_from(self, state: CardEnvsState, player: int) -> None:
         s = state.rules_state
-        self.tensor[:] = self._t.zero if s is None else self._t.observation(s, player)
+        self.tensor[:] = self._t.zero if s is None else self._t.observation(s, state.seat(player))
 
     def string_from(self, state: CardEnvsState, player: int) -> str:
         s = state.rules_state
-        return "(dealing)" if s is None else self._t.readable(s, player)
+        return "(dealing)" if s is None else self._t.readable(s, state.seat(player))
 
 
 class CardEnvsGame(pyspiel.Game):
@@ -326,7 +357,22 @@ class CardEnvsGame(pyspiel.Game):
             min_utility=-bound, max_utility=bound,
             utility_sum=0.0,
             max_game_length=MAX_GAME_LENGTH)
-        super().__init__(self.game_type, info, params)
+        super().__init__(self._type_for(self.table.rank_mode), info, params)
+
+    @classmethod
+    def _type_for(cls, rank_mode: bool) -> Any:
+        """The registered type, with the reward model of this table: rank rewards come at the end
+        only (``TERMINAL``, which OpenSpiel's MCTS requires); score rewards as the game goes."""
+        t = cls.game_type
+        if not rank_mode:
+            return t
+        return pyspiel.GameType(
+            short_name=t.short_name, long_name=t.long_name, dynamics=t.dynamics, chance_mode=t.chance_mode,
+            information=t.information, utility=t.utility, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+            max_num_players=t.max_num_players, min_num_players=t.min_num_players,
+            provides_information_state_string=True, provides_information_state_tensor=True,
+            provides_observation_string=True, provides_observation_tensor=True,
+            parameter_specification=t.parameter_specification)
 
     def new_initial_state(self) -> CardEnvsState:
         return CardEnvsState(self)

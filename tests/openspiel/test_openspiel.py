@@ -221,3 +221,47 @@ def test_the_observer_never_shows_a_card_its_seat_cannot_see(name):
             checked += 1
         state.apply_action(int(rng.choice(state.legal_actions())))
     assert checked > 0 and changed > 0, "some worlds differed in hidden cards"
+
+
+# ------------------------------------------------------------------------ bots, both ways
+def test_resampled_states_are_worlds_the_player_cannot_tell_from_the_truth():
+    game = O.load_game("guilders", {"num_players": 3})
+    rng = np.random.default_rng(2)
+    state = game.new_initial_state()
+    resampled = 0
+    while not state.is_terminal() and resampled < 12:
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            continue
+        p = state.current_player()
+        world = state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        assert world.current_player() == p and world.legal_actions() == state.legal_actions()
+        assert world.observation_tensor(p) == state.observation_tensor(p)
+        assert world.information_state_string(p) == state.information_state_string(p)
+        resampled += 1
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert resampled > 0
+    assert game.get_type().reward_model == pyspiel.GameType.RewardModel.TERMINAL, "rank rewards: at the end"
+    assert O.load_game("guilders", {"reward_mode": "score"}).get_type().reward_model == \
+        pyspiel.GameType.RewardModel.REWARDS
+
+
+def test_openspiels_search_plays_this_librarys_heuristic_and_the_reverse():
+    from agents.openspiel import AgentBot, openspiel_bot, play
+    from training.evaluate import tournament
+
+    game = O.load_game("golf", {"num_players": 2, "num_rounds": 1})
+    for kind in ("ismcts", "mcts"):
+        returns = play(game, [openspiel_bot(kind, game, 0, simulations=10, seed=1), AgentBot("heuristic", game, 1)],
+                       seed=3)
+        assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+    result = tournament("golf_v0", ["openspiel:ismcts:simulations=8", "heuristic"], 2,
+                        {"num_players": 2, "num_rounds": 1}, field=True)
+    assert result.summary()[0]["games"] == 2
+    import agents
+
+    with pytest.raises(ValueError, match="ismcts, mcts, random"):
+        agents.load("openspiel:alphazero")
+    with pytest.raises(ValueError, match="simulations"):
+        agents.load("openspiel:ismcts:depth=3")
