@@ -13,23 +13,23 @@ plus the optional ``start_game`` / ``end_game`` hooks every runner calls.
 
 Specs: ``KIND[:ARG][,FLAG...]``
 
-=============================  =============================================================
-``random``                     uniform over the legal actions
-``heuristic``                  the rule-based player (plays by the table's options it is told)
-``ppo``                        the PPO policy shipped for the game (``agents/pretrained``)
-``ppo:PATH``                   a policy ``.zip``, or a training run folder (its ``final.zip``)
-``rllib:PATH``                 an RLlib run folder or checkpoint (``agents/rllib_agent.py``)
-``py:package.module:Class``    any agent class (``py:path/to/file.py:Class`` works too),
-                               built as ``Class(seed=seed)`` when it takes ``seed``, else
-                               ``Class()``
-``pimc[:KEY=VALUE,...]``       perfect-information Monte Carlo over sampled worlds: alone,
-                               the game's strongest setting within 100 ms a decision
-                               (``agents/search_defaults.py``); each key overrides that key
-                               (``pimc:worlds=64,rollout=heuristic``, ``pimc:ms=100``)
-``ismcts[:KEY=VALUE,...]``     single-observer ISMCTS, the same way (``ismcts:iterations=2000``)
-``openspiel:KIND[:KEY=VALUE]`` one of OpenSpiel's bots (``ismcts``, ``mcts``, ``random``;
-                               ``agents/openspiel.py``; the ``openspiel`` extra)
-=============================  =============================================================
+===============================  =============================================================
+``random``                       uniform over the legal actions
+``heuristic``                    the rule-based player (plays by the table's options it is told)
+``ppo``                          the PPO policy shipped for the game (``agents/pretrained``)
+``ppo:PATH``                     a policy ``.zip``, or a training run folder (its ``final.zip``)
+``rllib:PATH``                   an RLlib run folder or checkpoint (``agents/rllib_agent.py``)
+``py:package.module:Class``      any agent class (``py:path/to/file.py:Class`` works too),
+                                 built as ``Class(seed=seed)`` when it takes ``seed``, else
+                                 ``Class()``
+``pimc[:KEY=VALUE,...]``         perfect-information Monte Carlo over sampled worlds: alone,
+                                 the game's strongest setting within 100 ms a decision
+                                 (``agents/search_defaults.py``); each key overrides that key
+                                 (``pimc:worlds=64,rollout=heuristic``, ``pimc:ms=100``)
+``ismcts[:KEY=VALUE,...]``       single-observer ISMCTS, the same way (``ismcts:iterations=2000``)
+``openspiel:KIND[:KEY=VALUE]``   one of OpenSpiel's bots (``ismcts``, ``mcts``, ``random``;
+                                 ``agents/openspiel.py``; the ``openspiel`` extra)
+===============================  =============================================================
 
 The search agents (``agents/search.py``) take comma-separated ``key=value`` options instead of
 flags: ``pimc`` worlds, ms, rollout (random|heuristic), engine (batched|rules), batch, prior

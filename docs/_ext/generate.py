@@ -10,6 +10,8 @@ Run at the start of every Sphinx build (``builder-inited``), and importable by t
 * ``results/search.md``: the search agents' strength and cost, from ``benchmarks/search_results.json``;
 * ``results/leaderboard.md``: the library's agents under the benchmark protocol, from
   ``benchmarks/scorecards/*.json`` and ``benchmarks/exploitability.json`` (``training.leaderboard``);
+* ``results/openspiel.md``: the OpenSpiel adapter's speed and an NFSP run, from
+  ``benchmarks/openspiel_speed.json`` and ``benchmarks/openspiel_nfsp_results.json``;
 * ``results/speed.md``: the speed tables, from ``benchmarks/*_results.json`` with their machine;
 * ``notebooks/*.ipynb``: the notebooks of ``notebooks/``, rendered with their saved outputs.
 
@@ -297,6 +299,38 @@ def leaderboard_page() -> str:
                       leaderboard.markdown()]).rstrip() + "\n"
 
 
+def openspiel_page() -> str:
+    """The OpenSpiel adapter's speed and an OpenSpiel learner's result, from the recorded JSON."""
+    out = ["# OpenSpiel", "",
+           "Generated from the recorded measurements; nothing here is typed by hand. How the adapter works, and "
+           "the code: [OpenSpiel](../guides/openspiel.md).", ""]
+    speed, measured = _recorded("openspiel_speed.json", "python -m benchmarks.bench_openspiel --out "
+                                "benchmarks/openspiel_speed.json")
+    out += ["## Random play: the adapter beside the env and the batched engine", "", measured]
+    if speed is not None:
+        out += [speed.get("note", "").capitalize() + ("." if speed.get("note") else ""), "",
+                "| game | table | OpenSpiel adapter | `env()` | `vector_env` (256 games) |", "|---|---|---:|---:|---:|"]
+        for r in speed["rows"]:
+            out.append(f"| `{r['game']}` | `{r['table']}` | {r['openspiel']:,.0f} | {r['env']:,.0f} | "
+                       f"{r['vector_env']:,.0f} |")
+        out += ["", "Players' decisions per second of random legal play, one thread."]
+    nfsp, measured = _recorded("openspiel_nfsp_results.json", "python -m training.openspiel_nfsp golf --minutes 4 "
+                               "--json benchmarks/openspiel_nfsp_results.json")
+    out += ["", "## NFSP from OpenSpiel, trained on a card_envs game", "", measured]
+    if nfsp is not None:
+        out += ["", f"`{nfsp['game']}` at `{nfsp['table']}`: {nfsp['episodes']:,} episodes ({nfsp['decisions']:,} "
+                f"decisions) in {nfsp['seconds']:.0f} s, then NFSP's average policy (greedy) in this library's "
+                "evaluation (field seating, duplicate deals, 95% intervals):", "",
+                "| opponent | games | mean reward [95% CI] |", "|---|---:|---:|"]
+        for r in nfsp["evaluation"]:
+            out.append(f"| {r['opponent']} | {r['games']} | {r['mean_reward']:+.3f} [{r['reward_low']:+.3f}, "
+                       f"{r['reward_high']:+.3f}] |")
+        out += ["", "A few minutes show that OpenSpiel's learners run on these games, not how strong NFSP can get: "
+                "it learns from one game at a time through Python callbacks (see the speed above), orders of "
+                "magnitude fewer games than this library's PPO plays on the batched engine in the same time."]
+    return "\n".join(out).rstrip() + "\n"
+
+
 def speed_page() -> str:
     """The speed tables, from the recorded benchmark JSON, each with its machine."""
     out = ["# Speed", "",
@@ -344,6 +378,7 @@ def write_all(docs: Path = DOCS) -> list[Path]:
     pages[docs / "results" / "baselines.md"] = baselines_page()
     pages[docs / "results" / "search.md"] = search_page()
     pages[docs / "results" / "leaderboard.md"] = leaderboard_page()
+    pages[docs / "results" / "openspiel.md"] = openspiel_page()
     for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):  # rendered with their saved outputs
         pages[docs / "notebooks" / nb.name] = nb.read_text()
     for path, text in pages.items():

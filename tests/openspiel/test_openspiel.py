@@ -265,3 +265,15 @@ def test_openspiels_search_plays_this_librarys_heuristic_and_the_reverse():
         agents.load("openspiel:alphazero")
     with pytest.raises(ValueError, match="simulations"):
         agents.load("openspiel:ismcts:depth=3")
+
+
+def test_an_openspiel_learner_trains_on_a_game_and_plays_in_this_librarys_evaluation():
+    pytest.importorskip("torch")
+    pytest.importorskip("tree")
+    from training.evaluate import evaluate_against
+    from training.openspiel_nfsp import NFSPAgent, train
+
+    learners, run = train("golf", minutes=0.05, progress=False)
+    assert run["episodes"] > 0 and run["decisions"] > 0 and len(learners) == 2
+    row = evaluate_against("golf_v0", run["table"], NFSPAgent(learners), "random", 4, seed=0)
+    assert row["games"] == 4 and -1.0 <= row["mean_reward"] <= 1.0
