@@ -308,12 +308,27 @@ def openspiel_page() -> str:
                                 "benchmarks/openspiel_speed.json")
     out += ["## Random play: the adapter beside the env and the batched engine", "", measured]
     if speed is not None:
-        out += [speed.get("note", "").capitalize() + ("." if speed.get("note") else ""), "",
+        out += [speed.get("note", ""), "",
                 "| game | table | OpenSpiel adapter | `env()` | `vector_env` (256 games) |", "|---|---|---:|---:|---:|"]
         for r in speed["rows"]:
             out.append(f"| `{r['game']}` | `{r['table']}` | {r['openspiel']:,.0f} | {r['env']:,.0f} | "
                        f"{r['vector_env']:,.0f} |")
         out += ["", "Players' decisions per second of random legal play, one thread."]
+    bots, measured = _recorded("openspiel_ismcts_results.json", "python -m training.evaluate golf --field "
+                               "openspiel:ismcts:simulations=20 heuristic --games 20 --seed 11 --config num_players=2 "
+                               "num_rounds=1")
+    out += ["", "## OpenSpiel's IS-MCTS in this library's evaluation", "", measured]
+    if bots is not None:
+        out += [bots.get("note", "")]
+        out += ["", f"`{bots['agent']}` (OpenSpiel's Python IS-MCTS, worlds resampled through the adapter's "
+                "`resample_from_infostate`), Golf at two players and one round, in one seat against copies of the "
+                "opponent, seats rotated, duplicate deals:", "",
+                "| opponent | games | mean reward [95% CI] | seconds |", "|---|---:|---:|---:|"]
+        for r in bots["rows"]:
+            out.append(f"| {r['opponent']} | {r['games']} | {r['mean_reward']:+.3f} [{r['reward_low']:+.3f}, "
+                       f"{r['reward_high']:+.3f}] | {r['seconds']:.0f} |")
+        out += ["", "Twenty simulations a decision is what fits in about a second here: every simulation is a "
+                "world sampled and a random game played to its end through Python callbacks."]
     nfsp, measured = _recorded("openspiel_nfsp_results.json", "python -m training.openspiel_nfsp golf --minutes 4 "
                                "--json benchmarks/openspiel_nfsp_results.json")
     out += ["", "## NFSP from OpenSpiel, trained on a card_envs game", "", measured]
