@@ -92,8 +92,9 @@ call: in Collector and Hot about 15x the worlds in the same time). Measured cost
 ``benchmarks/bench_search.py``.
 
 **Budgets**, per decision: PIMC ``worlds=W`` (exact: W worlds for every legal action) and/or
-``ms=M`` (worlds in batches of ``batch`` until the next batch would overrun M milliseconds;
-at least one batch; with ``worlds`` too, whichever comes first); ISMCTS ``iterations=K`` (exact)
+``ms=M`` (one world first, to time it, then batches of as many worlds as fit, at most
+``batch``, until one more world would overrun M milliseconds; at least one world; with
+``worlds`` too, whichever comes first); ISMCTS ``iterations=K`` (exact)
 and/or ``ms=M`` (iterations until M ms have passed; at least one). An iteration or world budget
 is deterministic: the same seed, observation sequence and options give the same choices on any
 machine. A millisecond budget is not (how much fits depends on the machine and its load). A
@@ -136,7 +137,7 @@ KEYS: dict[str, dict[str, tuple[Any, Any, str]]] = {
         "ms": (float, None, "milliseconds per decision (worlds in batches until the time is up)"),
         "rollout": (("random", "heuristic"), "random", "the policy that finishes each simulated game"),
         "engine": (("batched", "rules"), "batched", "the batched engine or the rules engine (reference)"),
-        "batch": (int, 8, "worlds per batch under a ms budget"),
+        "batch": (int, 8, "at most this many worlds per batch under a ms budget"),
         "prior": (("none", "heuristic"), "none", "an action kept unless the worlds show another is better (heuristic: the rule-based player's choice)"),
         "z": (float, 2.0, "with a prior: standard errors of the paired difference by which another action must beat it"),
         "model": (("none", "heuristic"), "none", MODEL_HELP),
@@ -620,10 +621,12 @@ class PIMCAgent(SearchAgent):
         batches = []
         worlds = steps = 0
         deadline = None if o["ms"] is None else (start if start is not None else time.perf_counter()) + o["ms"] / 1000
+        per_world = None  # seconds one world took, under a time budget
         while True:
             want = o["worlds"] - worlds if o["worlds"] is not None else o["batch"]
-            if deadline is not None:
-                want = min(want, o["batch"])
+            if deadline is not None:  # one world first, to time it; then as many as fit, up to a batch
+                fit = 1 if per_world is None else int((deadline - time.perf_counter()) / per_world)
+                want = max(1, min(want, o["batch"], fit))
             began = time.perf_counter()
             batch = [t.sample_world(x, self.rng, o["model"] == "heuristic") for _ in range(want)]
             returns, k = simulate(t, batch, legal, o["rollout"], self.rng)
@@ -634,7 +637,8 @@ class PIMCAgent(SearchAgent):
                 break
             if deadline is not None:
                 now = time.perf_counter()
-                if now + (now - began) > deadline:  # the next batch would overrun
+                per_world = (now - began) / want
+                if now + per_world > deadline:  # even one more world would overrun
                     break
         return np.concatenate(batches), steps
 
