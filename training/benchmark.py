@@ -103,7 +103,7 @@ class Timed:
     """An agent that times another's decisions (``act``), forwarding the protocol's hooks."""
 
     def __init__(self, agent: Any):
-        self.agent, self.seconds, self.decisions = agent, 0.0, 0
+        self.agent, self.seconds, self.decisions, self.warm = agent, 0.0, 0, False
         self.name = getattr(agent, "name", type(agent).__name__)
 
     def start_game(self, env_name: str, config: dict, agent: str) -> None:
@@ -119,14 +119,16 @@ class Timed:
     def act(self, observation: dict, agent: str, env_name: str) -> int:
         began = time.perf_counter()
         action = self.agent.act(observation, agent, env_name)
-        self.seconds += time.perf_counter() - began
-        self.decisions += 1
+        if self.warm:  # the first decision loads compiled code and builds tables: not counted
+            self.seconds += time.perf_counter() - began
+            self.decisions += 1
+        self.warm = True
         return action
 
 
 def time_agent(spec: str, env_name: str, table: dict, games: int = TIMING_GAMES) -> dict:
-    """The agent's milliseconds per decision (every decision it is asked, one process) over
-    ``games`` games against the heuristic at ``table``."""
+    """The agent's milliseconds per decision (every decision it is asked but the first, which
+    loads compiled code; one process) over ``games`` games against the heuristic at ``table``."""
     from training.evaluate import tournament
     from training.games import load_agent
 
