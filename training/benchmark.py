@@ -179,10 +179,12 @@ def benchmark_game(spec: str, env_name: str, games: int = GAMES, table: dict | N
 
 def benchmark(spec: str, games: int | None = None, only: Sequence[str] | None = None, quick: bool = False,
               tables: dict[str, dict] | None = None, workers: int = 1, timing: bool = True,
-              progress: bool = True) -> dict:
+              progress: bool = True, out: str | Path | None = None) -> dict:
     """The score card of agent ``spec`` (any ``agents.load`` spec) under the protocol: every game
     (or ``only`` these), :data:`GAMES` games per gauntlet member (``games``; ``quick``:
-    :data:`QUICK_GAMES`), at the protocol's tables (``tables`` replaces some: not the protocol)."""
+    :data:`QUICK_GAMES`), at the protocol's tables (``tables`` replaces some: not the protocol).
+    ``out``: the card is also written there after each game (``"complete"`` false until the
+    last), so a long run that stops keeps the games it finished."""
     from card_envs.cli import game_name
     from training.provenance import versions
 
@@ -199,7 +201,7 @@ def benchmark(spec: str, games: int | None = None, only: Sequence[str] | None = 
         "quick": bool(quick), "agent": spec, "games_per_member": n, "gauntlet": list(GAUNTLET),
         "summary": "score = mean over the gauntlet of the agent's mean rank reward (field seating, duplicate deals)",
         "date": _dt.datetime.now().isoformat(timespec="seconds"), "machine": machine(), "versions": versions(),
-        "games": {},
+        "complete": False, "games": {},
     }
     for env_name in envs:
         began = time.perf_counter()
@@ -207,7 +209,18 @@ def benchmark(spec: str, games: int | None = None, only: Sequence[str] | None = 
             print(f"{env_name}: {spec} against {', '.join(GAUNTLET)}, {n} games each", file=sys.stderr, flush=True)
         card["games"][env_name] = benchmark_game(spec, env_name, n, tables.get(env_name), workers, timing, progress)
         card["games"][env_name]["seconds"] = round(time.perf_counter() - began, 1)
+        card["complete"] = len(card["games"]) == len(envs)
+        if out is not None:
+            write(card, out)
     return card
+
+
+def write(card: dict, path: str | Path) -> None:
+    """The score card as JSON at ``path``."""
+    from training.results import jsonable
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(jsonable(card), indent=1) + "\n")
 
 
 def results_part(card: dict) -> dict:
@@ -253,15 +266,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         card = benchmark(args.spec, games=args.games, only=args.only, quick=args.quick, workers=args.workers,
-                         timing=not args.no_timing, progress=not args.no_progress)
+                         timing=not args.no_timing, progress=not args.no_progress, out=args.out)
     except cli.USER_ERRORS as e:
         return cli.report(e)
     print(text(card))
     if args.out:
-        from training.results import jsonable
-
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(jsonable(card), indent=1) + "\n")
         print(f"wrote {args.out}")
     return 0
 

@@ -89,10 +89,12 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
         lines.append(f"| `{g}` | " + " | ".join(cells) + " |")
     machines = sorted({c.get("machine", "?") for c in recorded.values()})
     nonconforming = sorted(a for a, c in recorded.items() if not c.get("conforms"))
+    partial = sorted(a for a, c in recorded.items() if c.get("complete") is False)
     lines += ["", f"Measured on {', '.join(machines) or 'no machine yet'}; score cards in `benchmarks/scorecards/`, "
               "exploitability in `benchmarks/exploitability.json`."
               + (f" Not at the protocol's size (marked in their cards): {', '.join(nonconforming)}." if nonconforming
-                 else "")]
+                 else "")
+              + (f" Runs that stopped before every game was measured: {', '.join(partial)}." if partial else "")]
     return "\n".join(lines) + "\n"
 
 

@@ -121,6 +121,7 @@ def test_the_command_prints_and_writes_a_score_card_and_marks_quick_as_not_the_p
     assert "NOT the protocol" in printed and "guillotine_v0" in printed
     card = json.loads(out.read_text())
     assert card["quick"] and not card["conforms"] and card["version"] == benchmark.VERSION
+    assert card["complete"], "written after each game, complete after the last"
     assert card["games_per_member"] == benchmark.QUICK_GAMES
     assert card["games"]["guillotine_v0"]["timing"]["decisions"] > 0
     assert benchmark.main(["random", "--quick", "--games", "5"]) == 2, "--quick and --games together are refused"
