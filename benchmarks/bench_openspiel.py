@@ -7,9 +7,10 @@ Per game, at its benchmark-protocol table (``training.benchmark.TABLES``), playe
 second of random legal play (chance nodes are dealt too but not counted as decisions):
 
 - ``openspiel``: ``pyspiel.load_game`` through ``card_envs.openspiel`` (a Python game: OpenSpiel
-  calls back into Python for every method), the observation tensor of the player to act read at
-  every decision, as a learner would;
-- ``env``: ``raw_env()``'s AEC loop (observation and mask every step);
+  calls back into Python for every method), played by ``benchmarks/run.py``'s
+  ``spiel_random_play``, the observation tensor of the player to act read at every decision;
+- ``env``: ``raw_env()``'s AEC loop of ``benchmarks/bench_envs.py`` (observation and mask every
+  step; it also counts each seat's closing ``step(None)``, a few per game);
 - ``vector_env``: the batched engine, 256 games at once, one thread.
 """
 
@@ -30,42 +31,17 @@ import numpy as np  # noqa: E402
 
 def openspiel_rate(name: str, table: dict, seconds: float) -> float:
     import card_envs.openspiel as O
+    from benchmarks.run import spiel_random_play
 
-    game = O.load_game(name, table)
-    rng = np.random.default_rng(0)
-    decisions, began = 0, time.perf_counter()
-    while time.perf_counter() - began < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            else:
-                state.observation_tensor(state.current_player())
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-                decisions += 1
-    return decisions / (time.perf_counter() - began)
+    return spiel_random_play(O.load_game(name, table), lambda state: state.observation_tensor(state.current_player()),
+                             np.random.default_rng(0), seconds)
 
 
 def env_rate(name: str, table: dict, seconds: float) -> float:
     import card_envs
+    from benchmarks.bench_envs import random_play_steps_per_second
 
-    env = card_envs.ENVIRONMENTS[name].raw_env(**table)
-    rng = np.random.default_rng(0)
-    decisions, games, began = 0, 0, time.perf_counter()
-    while time.perf_counter() - began < seconds:
-        env.reset(seed=games)
-        games += 1
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            decisions += 1
-    return decisions / (time.perf_counter() - began)
+    return random_play_steps_per_second(lambda: card_envs.ENVIRONMENTS[name].raw_env(**table), seconds)[0]
 
 
 def vector_rate(name: str, table: dict, seconds: float, num_envs: int = 256) -> float:
