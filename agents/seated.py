@@ -58,14 +58,19 @@ class SeatedGame:
         self.final: dict[str, tuple[dict, dict]] = {}  # every seat's last observation and info
         self.result: dict | None = None  # the person's final info (score, rank) once the game is over
         self.legal: dict[int, str] = {}  # the person's legal actions and their names, on its turn
+        #: every action applied, as the person saw it: (step, actor, name); another seat's hidden
+        #: choice is what the table saw ("commits"), the person's own is its name
+        self.moves: list[tuple[int, str, str]] = []
         self.over = False
 
     # ----------------------------------------------------------------------------- the game
-    def advance(self) -> list[Shown]:
+    def advance(self, limit: int | None = None) -> list[Shown]:
         """Play the other seats' turns until the person must act or the game ends; what the person
         is shown meanwhile: each other seat's action as the table saw it, then the person's screen
         (the table as its seat sees it and its legal actions) or, at the end, the final table and
-        the person's result."""
+        the person's result. ``limit``: play at most that many of the other seats' actions (a
+        front end showing them one at a time calls ``advance(1)`` until :attr:`waiting` is
+        False)."""
         env, raw, me = self.env, self.raw, self.person
         shown: list[Shown] = []
         say = lambda text: shown.append(Shown(self.steps, text))  # noqa: E731
@@ -83,9 +88,13 @@ class SeatedGame:
                 env.step(None)
                 continue
             if agent != me:
+                if limit is not None and limit <= 0:
+                    return shown
                 action = self.players[agent].act(obs, agent, self.env_name)
                 say(self.caption(agent, action))
+                self.moves.append((self.steps, agent, self.raw.public_action_to_string(action)))
                 self._apply(action)
+                limit = None if limit is None else limit - 1
                 continue
             self.legal = {int(a): raw.action_to_string(int(a)) for a in np.flatnonzero(obs["action_mask"])}
             say("")
@@ -124,7 +133,14 @@ class SeatedGame:
         if action not in self.legal:
             raise ValueError(f"action {action!r} is not legal now; legal: " + ", ".join(self.legal.values()))
         self.legal = {}
+        self.moves.append((self.steps, self.person, self.raw.action_to_string(action)))
         self._apply(action)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether another seat is to act next (the game is not over and the person has no legal
+        actions to choose from yet): :meth:`advance` plays on."""
+        return not self.over and not self.legal
 
     def _apply(self, action: int) -> None:
         if self.recorder is not None:

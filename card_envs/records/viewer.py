@@ -81,7 +81,9 @@ def scene_text(table: Any) -> str:
     return "\n".join(lines)
 
 
-def _spectator_text(raw: Any) -> str:
+def spectator_text(raw: Any) -> str:
+    """The table of ``raw`` (an unwrapped env) as a spectator sees it (what every seat sees): the
+    text of the spectator picture's scene."""
     from card_envs import pictures as P
 
     return scene_text(P.picture_module(raw).scene(raw.rules, raw.game_state, 0, False))
@@ -94,6 +96,23 @@ def _as_seen(raw: Any, view: str, seat: str | None, actor: str, action: int, nam
     if view == "full" or (view == "seat" and actor == seat):
         return name
     return raw.public_action_to_string(action)
+
+
+def actions_seen(line: str | Mapping[str, Any], view: str = "spectator", seat: str | None = None) -> list[str]:
+    """Every action of a recorded game as the viewer saw it (``view`` as in :func:`screens`): its
+    name where the viewer is the actor or sees everything, else what the table saw (another
+    seat's hidden commitment is only "commits")."""
+    rec = parse(line)
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(VIEWS)}, got {view!r}")
+    actions = rec["actions"]
+    seen = []
+    for k, env in steps(rec):
+        if k == len(actions):
+            break
+        actor, action, name = actions[k]
+        seen.append(_as_seen(env.unwrapped, view, seat, actor, action, name))
+    return seen
 
 
 def screens(line: str | Mapping[str, Any], view: str = "spectator", seat: str | None = None) -> list[str]:
@@ -124,7 +143,7 @@ def screens(line: str | Mapping[str, Any], view: str = "spectator", seat: str | 
         elif view == "seat":
             text = raw.render_view(seat)
         else:
-            text = _spectator_text(raw)
+            text = spectator_text(raw)
         # how long the game lasts depends on hidden cards: only the full view says it at every step
         lines = [f"{header} -- step {k}" + (f"/{n}" if view == "full" else "")]
         lines.append("the deal, no action yet" if k == 0 else f"action {k - 1}: {actions[k - 1][0]}: {seen[k - 1]}")

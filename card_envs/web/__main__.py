@@ -1,0 +1,3 @@
+from card_envs.web import main
+
+raise SystemExit(main())
