@@ -133,6 +133,8 @@ def resolve_module_dir(path: str | Path, module_id: str = MAIN) -> tuple[Path, d
         p = p / "final"
     if (p / META_FILE).is_file():
         meta = json.loads((p / META_FILE).read_text())
+        if module_id == MAIN:  # the run's own trained module (a batched-engine run's is default_policy)
+            module_id = meta.get("module_id") or MAIN
     candidates = [
         p / "learner_group" / "learner" / "rl_module" / module_id,  # an Algorithm checkpoint
         p / "learner" / "rl_module" / module_id,  # a LearnerGroup checkpoint
@@ -277,7 +279,8 @@ class RLlibAgent:
                     return None  # layer norm, dropout, ...: keep the module
         if len(acts) > 1:
             return None
-        self._activation = _ACTIVATIONS[acts.pop()] if acts else _ACTIVATIONS["Identity"]
+        self.activation_name = acts.pop() if acts else "Identity"  # torch.nn's name of the hidden layers
+        self._activation = _ACTIVATIONS[self.activation_name]
         actor = layers
         saved, self._actor = getattr(self, "_actor", None), actor
         rng = np.random.default_rng(0)

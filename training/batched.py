@@ -174,6 +174,7 @@ class BatchedLearnerView:
         self._out_rewards = np.zeros(n, dtype=np.float64)
         self._out_dones = np.zeros(n, dtype=np.bool_)
         self._acts = np.zeros(n, dtype=np.int64)
+        self._held = np.zeros(n, dtype=np.bool_)  # the games whose learner sits this step out
         self._arange = np.arange(n)
         self._obs: np.ndarray | None = None
         self._t0 = time.monotonic()
@@ -357,24 +358,40 @@ class BatchedLearnerView:
             raise RuntimeError("reset() needs to be called before action_masks()")
         return self.venv._mask.astype(bool)
 
-    def step(self, actions: Any):
-        """Every game's learner action, then the opponents until each learner must act again."""
+    def step(self, actions: Any, hold: np.ndarray | None = None):
+        """Every game's learner action, then the opponents until each learner must act again.
+
+        ``hold`` ((N,) bool): games whose learner does not act in this step (their actions are
+        ignored): each stays exactly as it is, its reward 0 and not done, and the rewards its
+        learner has pending stay for its next decision. A vectorised env that resets a finished
+        game one step later (gymnasium's next-step autoreset, RLlib's env runners) holds the
+        games dealt in the previous step."""
         if self._obs is None:
             raise RuntimeError("reset() needs to be called before step()")
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} integers (one per game), got {a.dtype} {a.shape}")
-        if (a < 0).any() or (a >= self.num_actions).any():
-            bad = int(np.flatnonzero((a < 0) | (a >= self.num_actions))[0])
+        held = self._held
+        if hold is None:
+            held[:] = False
+        else:
+            h = np.asarray(hold)
+            if h.shape != (self.num_envs,) or h.dtype != np.bool_:
+                raise ValueError(f"hold must be {self.num_envs} bools (one per game), got {h.dtype} {h.shape}")
+            held[:] = h
+        play = ~held
+        out = (a < 0) | (a >= self.num_actions)
+        if (out & play).any():
+            bad = int(np.flatnonzero(out & play)[0])
             raise ValueError(f"game {bad}: action {int(a[bad])} is not in 0..{self.num_actions - 1}")
-        legal = self.venv._mask[self._arange, a]
+        legal = self.venv._mask[self._arange, np.where(out, 0, a)].astype(bool) | held
         if not legal.all():  # checked before anything moves: a rejected step changes nothing
-            bad = int(np.flatnonzero(legal == 0)[0])
+            bad = int(np.flatnonzero(~legal)[0])
             raise ValueError(f"game {bad}: action {int(a[bad])} is illegal for the learner (player_{int(self._seat[bad])}); "
                              f"legal actions: {np.flatnonzero(self.venv._mask[bad]).tolist()}")
-        self._acts[:] = a
-        self._acted[:] = True
-        self._length += 1
+        self._acts[:] = np.where(held, WAIT, a)
+        self._acted |= play
+        self._length += play
         self._out_dones[:] = False
         self._infos = [{} for _ in range(self.num_envs)]
         self._advance(first=True)
@@ -404,7 +421,7 @@ class BatchedLearnerView:
                 break
             self._opponent_actions(np.flatnonzero(waiting), cur)
         if first:
-            keep = ~self._out_dones
+            keep = ~self._out_dones & ~self._held  # a held game's pending rewards wait for its decision
             out[keep] = self._pending[keep]
             self._pending[keep] = 0.0
 

@@ -89,6 +89,13 @@ META_FILE = "card_envs.json"  # written into every checkpoint folder: what the p
 MAIN = "main"
 
 RLLIB_DEFAULTS: dict[str, Any] = {
+    # what the env runners step: "aec", one Python env() per game as RLlib's MultiAgentEnv (any
+    # opponent, every seat a module); "batched", the batched engine (training/rllib_batched.py):
+    # batched_envs_per_env_runner games per runner in compiled kernels, the learner's seat only,
+    # the opponents played inside the env in batch
+    "engine": "aec",
+    # games each env runner steps at once on the batched engine
+    "batched_envs_per_env_runner": 256,
     # EnvRunner actors playing games (each one CPU); --num-env-runners overrides
     "num_env_runners": 2,
     # games each EnvRunner steps together (RLlib's vectorized multi-agent env): one batched
@@ -358,11 +365,14 @@ def rllib_ppo(cfg: dict) -> dict:
 def build_config(cfg: dict, num_cpus: float | None = None):
     """RLlib's ``PPOConfig`` for a resolved run configuration."""
     from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
+    if cfg["rllib"].get("engine", "aec") == "batched":
+        return _batched_config(cfg, num_cpus)
+    if cfg["rllib"].get("engine", "aec") != "aec":
+        raise ValueError(f"rllib.engine must be 'aec' or 'batched', got {cfg['rllib'].get('engine')!r}")
     register_env("card_envs", _env_creator)
     env_name, env_config, rl = cfg["env_name"], train_env_config(cfg), cfg["rllib"]
     probe = env_class()({"env_name": env_name, "env_config": env_config})
@@ -374,15 +384,7 @@ def build_config(cfg: dict, num_cpus: float | None = None):
     if bad:
         raise ValueError(f"unknown key(s) {bad} in rllib.ppo; keys: {sorted(cfg['ppo'])}")
     ppo = rllib_ppo(cfg)
-    pk = ppo.get("policy_kwargs", {})
-    act = str(pk.get("activation_fn", "tanh")).lower()
-    if act not in RLLIB_ACTIVATIONS:
-        raise ValueError(f"activation_fn {act!r} is not one of {sorted(RLLIB_ACTIVATIONS)} for RLlib")
-    net_arch = pk.get("net_arch", [128, 128])
-    if isinstance(net_arch, dict):
-        net_arch = net_arch.get("pi", [128, 128])
-    model = DefaultModelConfig(fcnet_hiddens=list(net_arch), fcnet_activation=RLLIB_ACTIVATIONS[act],
-                               head_fcnet_hiddens=[], vf_share_layers=False)
+    model = _model_config(cfg)
     masking = masking_module_class()
     agent_cls = _agent_module_class()
     specs = {MAIN: RLModuleSpec(module_class=masking, model_config=model)}
@@ -400,21 +402,7 @@ def build_config(cfg: dict, num_cpus: float | None = None):
         cpus_per_runner = min(1.0, float(num_cpus) / n_runners)
     batch = rl["train_batch_size"] or int(ppo.get("n_steps", 2048)) * int(cfg.get("n_envs", 1))
     mapping = SeatMapping(probe.possible_agents, pool, weights, rl["shared_seats_prob"], len(snaps))
-    training = dict(
-        lr=float(ppo.get("learning_rate", 3e-4)),
-        gamma=float(ppo.get("gamma", 0.99)),
-        lambda_=float(ppo.get("gae_lambda", 0.95)),
-        clip_param=float(ppo.get("clip_range", 0.2)),
-        entropy_coeff=float(ppo.get("ent_coef", 0.0)),
-        vf_loss_coeff=float(ppo.get("vf_coef", 0.5)),
-        grad_clip=float(ppo.get("max_grad_norm", 0.5)),
-        grad_clip_by="global_norm",
-        num_epochs=int(ppo.get("n_epochs", 10)),
-        minibatch_size=int(ppo.get("batch_size", 64)),
-        train_batch_size_per_learner=int(batch),
-        use_kl_loss=bool(rl["use_kl_loss"]),
-    )
-    training.update(rl.get("training") or {})
+    training = _ppo_training(cfg, batch)
     config = (
         PPOConfig()
         .environment("card_envs", env_config={"env_name": env_name, "env_config": env_config})
@@ -432,6 +420,104 @@ def build_config(cfg: dict, num_cpus: float | None = None):
         .reporting(metrics_num_episodes_for_smoothing=100)
     )
     return config
+
+
+def _ppo_training(cfg: dict, batch: int) -> dict:
+    """RLlib's PPO training settings from the run's ``ppo`` (and ``rllib.training``)."""
+    ppo, rl = rllib_ppo(cfg), cfg["rllib"]
+    training = dict(
+        lr=float(ppo.get("learning_rate", 3e-4)),
+        gamma=float(ppo.get("gamma", 0.99)),
+        lambda_=float(ppo.get("gae_lambda", 0.95)),
+        clip_param=float(ppo.get("clip_range", 0.2)),
+        entropy_coeff=float(ppo.get("ent_coef", 0.0)),
+        vf_loss_coeff=float(ppo.get("vf_coef", 0.5)),
+        grad_clip=float(ppo.get("max_grad_norm", 0.5)),
+        grad_clip_by="global_norm",
+        num_epochs=int(ppo.get("n_epochs", 10)),
+        minibatch_size=int(ppo.get("batch_size", 64)),
+        train_batch_size_per_learner=int(batch),
+        use_kl_loss=bool(rl["use_kl_loss"]),
+    )
+    training.update(rl.get("training") or {})
+    return training
+
+
+def _model_config(cfg: dict):
+    """RLlib's default PPO network with the run's ``policy_kwargs`` (separate actor and critic)."""
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    pk = rllib_ppo(cfg).get("policy_kwargs", {})
+    act = str(pk.get("activation_fn", "tanh")).lower()
+    if act not in RLLIB_ACTIVATIONS:
+        raise ValueError(f"activation_fn {act!r} is not one of {sorted(RLLIB_ACTIVATIONS)} for RLlib")
+    net_arch = pk.get("net_arch", [128, 128])
+    if isinstance(net_arch, dict):
+        net_arch = net_arch.get("pi", [128, 128])
+    return DefaultModelConfig(fcnet_hiddens=list(net_arch), fcnet_activation=RLLIB_ACTIVATIONS[act],
+                              head_fcnet_hiddens=[], vf_share_layers=False)
+
+
+def _batched_env_creator(config: dict):
+    """RLlib's env creator for the batched engine: one :class:`BatchedVectorEnv` per env runner
+    (RLlib's ``vector_entry_point`` passes ``num_envs``)."""
+    from training.rllib_batched import BatchedVectorEnv
+
+    config = dict(config)
+    config.setdefault("num_envs", 1)
+    return BatchedVectorEnv(config)
+
+
+def _batched_config(cfg: dict, num_cpus: float | None):
+    """``PPOConfig`` of a run on the batched engine: single-agent (the learner's seat), each env
+    runner stepping ``batched_envs_per_env_runner`` games as one gymnasium vector env."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    from training.opponents import opponent_pool
+
+    rl = cfg["rllib"]
+    bad = sorted(set(rl.get("ppo") or {}) - set(cfg["ppo"]))
+    if bad:
+        raise ValueError(f"unknown key(s) {bad} in rllib.ppo; keys: {sorted(cfg['ppo'])}")
+    register_env("card_envs_batched", _batched_env_creator)
+    pool, weights = opponent_pool(cfg, kinds=("random", "heuristic", "self", "ppo"))
+    env_config = {"env_name": cfg["env_name"], "env_config": train_env_config(cfg), "opponents": list(pool),
+                  "opponent_weights": None if weights is None else list(weights),
+                  "pool_size": int(cfg["selfplay"]["pool_size"])}
+    n_runners = int(rl["num_env_runners"])
+    cpus_per_runner = 1.0
+    if num_cpus is not None and n_runners > 0:
+        cpus_per_runner = min(1.0, float(num_cpus) / n_runners)
+    ppo = rllib_ppo(cfg)
+    batch = rl["train_batch_size"] or int(ppo.get("n_steps", 2048)) * int(cfg.get("n_envs", 1))
+    return (
+        PPOConfig()
+        .environment("card_envs_batched", env_config=env_config)
+        .framework("torch")
+        .env_runners(
+            num_env_runners=n_runners,
+            num_envs_per_env_runner=int(rl["batched_envs_per_env_runner"]),
+            num_cpus_per_env_runner=cpus_per_runner,
+            gym_env_vectorize_mode="vector_entry_point",
+        )
+        .learners(num_learners=0)
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=masking_module_class(), model_config=_model_config(cfg)))
+        .training(**_ppo_training(cfg, batch))
+        .debugging(seed=int(cfg["seed"]), log_level="ERROR")
+        .reporting(metrics_num_episodes_for_smoothing=100)
+    )
+
+
+def learner_module_id(cfg: dict) -> str:
+    """The trained module's id: ``main`` (the AEC engine's multi-agent run), or RLlib's single-agent
+    ``default_policy`` (the batched engine)."""
+    if cfg["rllib"].get("engine", "aec") == "batched":
+        from ray.rllib.core import DEFAULT_MODULE_ID
+
+        return DEFAULT_MODULE_ID
+    return MAIN
 
 
 # ============================================================================= Ray
@@ -466,11 +552,11 @@ def start_ray(address: str | None, num_cpus: float | None, ship_code: bool) -> b
 
 
 # ======================================================================== the learner
-def main_steps(algo) -> int:
+def main_steps(algo, module_id: str = MAIN) -> int:
     """``main``'s decisions sampled so far (the learner steps ``--timesteps`` counts)."""
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED_LIFETIME
 
-    v = algo.metrics.peek((ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED_LIFETIME, MAIN), default=0)
+    v = algo.metrics.peek((ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED_LIFETIME, module_id), default=0)
     return int(v)
 
 
@@ -478,9 +564,28 @@ def main_agent(algo, cfg: dict):
     """The current ``main`` as an Agent (a CPU copy, for the evaluation games)."""
     from agents.rllib_agent import RLlibAgent
 
-    calls = algo.learner_group.foreach_learner(lambda learner: learner.module[MAIN])  # the trained weights
+    mid = learner_module_id(cfg)
+    calls = algo.learner_group.foreach_learner(lambda learner: learner.module[mid])  # the trained weights
     module = next(iter(calls)).get()
     return RLlibAgent(copy.deepcopy(module).cpu(), {"env_name": cfg["env_name"], "env_config": cfg["env_config"]})
+
+
+def send_snapshot(algo, cfg: dict, name: str) -> int:
+    """The batched engine's frozen self: the current ``main``'s actor, in numpy, added to the
+    opponent pool of every env runner's games (the last ``pool_size`` are drawn from); returns
+    the number of env runners that took it."""
+    from training.rllib_batched import snapshot_policy
+
+    policy = snapshot_policy(main_agent(algo, cfg).module)
+
+    def add(runner) -> bool:
+        env = getattr(runner, "env", None)
+        if env is None:  # the local env runner of a run with remote ones has no env
+            return False
+        env.unwrapped.add_snapshot(name, policy)
+        return True
+
+    return sum(bool(r) for r in algo.env_runner_group.foreach_env_runner(add, local_env_runner=True))
 
 
 def take_snapshot(algo, slot: str) -> None:
@@ -493,7 +598,8 @@ def take_snapshot(algo, slot: str) -> None:
 
 def _meta(cfg: dict, steps: int, train_seconds: float, iteration: int, snapshots: dict) -> dict:
     return {
-        "env_name": cfg["env_name"], "env_config": cfg["env_config"], "module_id": MAIN,
+        "env_name": cfg["env_name"], "env_config": cfg["env_config"], "module_id": learner_module_id(cfg),
+        "engine": cfg["rllib"].get("engine", "aec"),
         "num_timesteps": int(steps), "train_seconds": round(train_seconds, 1), "iteration": int(iteration),
         "seed": cfg["seed"], "opponents": cfg["opponents"], "snapshots": snapshots,
         "trained_by": "python -m training.train --backend rllib",
@@ -527,7 +633,7 @@ def _tb_writer(folder: Path):
     return SummaryWriter(str(folder))
 
 
-def _scalars(result: dict) -> dict[str, float]:
+def _scalars(result: dict, mid: str = MAIN) -> dict[str, float]:
     out = {}
 
     def get(*keys):
@@ -539,12 +645,12 @@ def _scalars(result: dict) -> dict[str, float]:
         return d
 
     for name, keys in {
-        "rollout/main_return_mean": ("env_runners", "module_episode_returns_mean", MAIN),
+        "rollout/main_return_mean": ("env_runners", "module_episode_returns_mean", mid),
         "rollout/episode_len_mean": ("env_runners", "episode_len_mean"),
-        "train/policy_loss": ("learners", MAIN, "policy_loss"),
-        "train/vf_loss": ("learners", MAIN, "vf_loss"),
-        "train/entropy": ("learners", MAIN, "entropy"),
-        "train/mean_kl": ("learners", MAIN, "mean_kl_loss"),
+        "train/policy_loss": ("learners", mid, "policy_loss"),
+        "train/vf_loss": ("learners", mid, "vf_loss"),
+        "train/entropy": ("learners", mid, "entropy"),
+        "train/mean_kl": ("learners", mid, "mean_kl_loss"),
     }.items():
         v = get(*keys)
         if isinstance(v, (int, float, np.floating)) and math.isfinite(float(v)):
@@ -552,22 +658,32 @@ def _scalars(result: dict) -> dict[str, float]:
     return out
 
 
-def _resume_loop(algo, run_dir: Path, snaps: list[str], resumed: bool) -> tuple[dict, float, int]:
+def _resume_loop(algo, cfg: dict, run_dir: Path, snaps: list[str], resumed: bool) -> tuple[dict, float, int]:
     """The loop's bookkeeping, the training seconds before this invocation and the learner steps
     so far: read back from the latest checkpoint (restored into ``algo``) of a resumed run; for a
-    new run every snapshot slot starts as the untrained ``main`` (so "self" has an opponent at once)."""
+    new run every snapshot slot starts as the untrained ``main`` (so "self" has an opponent at once).
+    On the batched engine the frozen selves live in the env runners' games, not in the
+    checkpoint: a new or resumed run starts them from the current ``main``."""
     state = {"last_eval": 0, "last_ckpt": 0, "last_snap": 0, "next_slot": 0, "snapshots": {}}
-    if not resumed:
-        for s in snaps:
-            take_snapshot(algo, s)
-        state["snapshots"] = {s: 0 for s in snaps}
+    batched = cfg["rllib"].get("engine", "aec") == "batched"
+    if resumed:
+        ckpt = latest_checkpoint(run_dir)
+        meta = json.loads((ckpt / META_FILE).read_text())
+        algo.restore_from_path(str(ckpt))
+        state.update(meta.get("loop", {}))
+        state["snapshots"] = dict(meta.get("snapshots") or {})
+        if batched:
+            send_snapshot(algo, cfg, "self_resumed")
+        return state, float(meta.get("train_seconds", 0.0)), int(meta["num_timesteps"])
+    if batched:
+        send_snapshot(algo, cfg, "self_0")
+        state["snapshots"] = {"self_0": 0}
+        state["next_slot"] = 1
         return state, 0.0, 0
-    ckpt = latest_checkpoint(run_dir)
-    meta = json.loads((ckpt / META_FILE).read_text())
-    algo.restore_from_path(str(ckpt))
-    state.update(meta.get("loop", {}))
-    state["snapshots"] = dict(meta.get("snapshots") or {})
-    return state, float(meta.get("train_seconds", 0.0)), int(meta["num_timesteps"])
+    for s in snaps:
+        take_snapshot(algo, s)
+    state["snapshots"] = {s: 0 for s in snaps}
+    return state, 0.0, 0
 
 
 def train_rllib(
@@ -640,10 +756,12 @@ def train_rllib(
     writer = bar = None
     try:
         snaps = snapshot_ids(cfg["selfplay"]["pool_size"])
-        state, seconds_before, steps0 = _resume_loop(algo, run_dir, snaps, resumed)
+        state, seconds_before, steps0 = _resume_loop(algo, cfg, run_dir, snaps, resumed)
+        batched = cfg["rllib"].get("engine", "aec") == "batched"
+        mid = learner_module_id(cfg)
         clock = Clock(seconds_before)
         steps = steps0
-        offset = steps0 - main_steps(algo)  # RLlib's counters restart at 0 on a resumed run
+        offset = steps0 - main_steps(algo, mid)  # RLlib's counters restart at 0 on a resumed run
         writer = _tb_writer(run_dir / "tb")
         target = cfg["total_timesteps"]
         budget_s = None if cfg["minutes"] is None else 60.0 * float(cfg["minutes"])
@@ -672,13 +790,17 @@ def train_rllib(
             run_eval(0)
         while (target is None or steps < int(target)) and (budget_s is None or clock.elapsed() < budget_s):
             result = algo.train()
-            steps = offset + main_steps(algo)
+            steps = offset + main_steps(algo, mid)
             if writer is not None:
-                for k, v in _scalars(result).items():
+                for k, v in _scalars(result, mid).items():
                     writer.add_scalar(k, v, steps)
             if steps - state["last_snap"] >= int(cfg["selfplay"]["snapshot_every"]):
-                slot = snaps[state["next_slot"] % len(snaps)]
-                take_snapshot(algo, slot)
+                if batched:  # a new frozen self in every env runner's pool (the last pool_size drawn)
+                    slot = f"self_{state['next_slot']}"
+                    send_snapshot(algo, cfg, slot)
+                else:
+                    slot = snaps[state["next_slot"] % len(snaps)]
+                    take_snapshot(algo, slot)
                 state["snapshots"][slot] = steps
                 state["next_slot"] += 1
                 state["last_snap"] = steps

@@ -161,3 +161,64 @@ def test_rllib_trains_golf_on_a_local_ray_checkpoints_reloads_as_an_agent_and_re
     later = list(csv.DictReader(open(run / "eval.csv")))
     assert later[: len(rows)] == rows and len(later) > len(rows), "the curve goes on, not over"
     _legal_games(agents.load(f"rllib:{run}"), 2)
+
+
+def test_the_batched_engine_trains_golf_with_frozen_selves_and_comes_back_as_an_agent(tmp_path):
+    """``rllib.engine = "batched"``: each env runner steps many games of the batched engine
+    (training/rllib_batched.py); the frozen selves are numpy copies of main's actor sent to every
+    runner's pool; the checkpoint's module loads as ``rllib:PATH`` and plays legal games."""
+    import ray
+
+    import agents
+    from training.rllib_backend import train_rllib
+
+    config = {
+        "env_config": GOLF2,
+        "opponents": ["random", "heuristic", "self"],
+        "eval": {"every": 4000, "games": 10, "final_games": 20},
+        "checkpoint": {"every": 4000, "keep": 1},
+        "selfplay": {"snapshot_every": 2000, "pool_size": 2},
+        "rllib": {"engine": "batched", "batched_envs_per_env_runner": 64, "train_batch_size": 2048},
+    }
+    run = train_rllib("golf_v0", 6000, 2, None, tmp_path, 0, config, name="batched", num_cpus=2, progress=False)
+    assert not ray.is_initialized()
+    meta = json.loads((run / "final" / "card_envs.json").read_text())
+    assert meta["engine"] == "batched" and meta["module_id"] == "default_policy"
+    assert meta["num_timesteps"] >= 6000
+    assert len(meta["snapshots"]) >= 2 and max(meta["snapshots"].values()) > 0, "main's later selves joined the pool"
+    agent = agents.load(f"rllib:{run}")
+    _legal_games(agent, 5)
+    final_eval = json.loads((run / "final_eval.json").read_text())
+    assert [r["opponent"] for r in final_eval["evaluation"]] == ["random", "heuristic"]
+
+
+def test_a_snapshot_of_the_masked_module_plays_as_the_module_does():
+    """The frozen self the batched env runners play is the module's actor in numpy: the same
+    logits as the module's own forward."""
+    import gymnasium as gym
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from agents.rllib_agent import MaskedPPOTorchRLModule, RLlibAgent
+    from training.rllib_batched import BatchedVectorEnv, snapshot_policy
+
+    env = BatchedVectorEnv({"env_name": "golf_v0", "env_config": GOLF2, "num_envs": 8, "opponents": ["self"]})
+    module = RLModuleSpec(module_class=MaskedPPOTorchRLModule, observation_space=env.single_observation_space,
+                          action_space=env.single_action_space,
+                          model_config=DefaultModelConfig(fcnet_hiddens=[32, 16], fcnet_activation="tanh",
+                                                          head_fcnet_hiddens=[], vf_share_layers=False)).build()
+    policy = snapshot_policy(module)
+    agent = RLlibAgent(module)
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        x = rng.standard_normal(policy.obs_size).astype(np.float32)
+        ones = np.ones(policy.num_actions, dtype=np.float32)
+        assert np.allclose(policy.logits(x), agent.module_logits({"observation": x, "action_mask": ones}),
+                           atol=1e-4)
+    env.add_snapshot("self_0", policy)
+    obs, _ = env.reset(seed=0)
+    for _ in range(50):
+        acts = [int(np.flatnonzero(m)[0]) for m in obs["action_mask"]]
+        obs, *_ = env.step(np.array(acts))
+    assert env.snapshot_names() == ["self_0"]
+    assert isinstance(env.single_action_space, gym.spaces.Discrete)
