@@ -462,7 +462,14 @@ def _batched_env_creator(config: dict):
     """RLlib's env creator for the batched engine: one :class:`BatchedVectorEnv` per env runner
     (RLlib's ``vector_entry_point`` passes ``num_envs``)."""
     from training.rllib_batched import BatchedVectorEnv
+    from training.threads import limit_threads
 
+    # an env runner is one CPU: one thread for the engine's kernels, BLAS and the module's forward
+    # (parallel regions of a few hundred rows cost more in scheduling than they save, and
+    # oversubscribed threads collapse when other processes hold the cores)
+    limit_threads(1)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
     config = dict(config)
     config.setdefault("num_envs", 1)
     return BatchedVectorEnv(config)
@@ -658,6 +665,22 @@ def _scalars(result: dict, mid: str = MAIN) -> dict[str, float]:
     return out
 
 
+def _runner_timers(result: dict, previous: dict[str, float]) -> dict[str, float]:
+    """The env runners' mean seconds per call of the last iteration: ``env_step`` (the
+    environment: games and opponents), ``inference`` (the module's forward) and ``sample`` (a
+    whole sample call), and ``env_share``, the environment's share of the runners' sampling time
+    (env steps per sample call times the step's time, over the sample's time)."""
+    runners = result.get("env_runners") or {}
+    step, infer, sample = (runners.get(k) for k in ("env_step_timer", "rlmodule_inference_timer", "sample"))
+    if not all(isinstance(v, (int, float)) and v > 0 for v in (step, infer)):
+        return previous
+    out = {"env_step_s": float(step), "inference_s": float(infer)}
+    out["env_share"] = round(float(step) / (float(step) + float(infer)), 4)
+    if isinstance(sample, (int, float)):
+        out["sample_s"] = float(sample)
+    return out
+
+
 def _resume_loop(algo, cfg: dict, run_dir: Path, snaps: list[str], resumed: bool) -> tuple[dict, float, int]:
     """The loop's bookkeeping, the training seconds before this invocation and the learner steps
     so far: read back from the latest checkpoint (restored into ``algo``) of a resumed run; for a
@@ -784,12 +807,14 @@ def train_rllib(
                 prune_checkpoints(run_dir, cfg["checkpoint"]["keep"], lambda old: shutil.rmtree(old, True))
             return p
 
+        timers: dict[str, float] = {}
         bar = TrainingBar(progress, f"{env_name} RLlib PPO", budget_s, target, steps)
         clock.restart()
         if not resumed:
             run_eval(0)
         while (target is None or steps < int(target)) and (budget_s is None or clock.elapsed() < budget_s):
             result = algo.train()
+            timers = _runner_timers(result, timers)
             steps = offset + main_steps(algo, mid)
             if writer is not None:
                 for k, v in _scalars(result, mid).items():
@@ -827,7 +852,7 @@ def train_rllib(
     summary = {"env_name": env_name, "backend": "rllib", "num_timesteps": steps,
                "train_seconds_this_run": round(train_s, 1),
                "steps_per_second": round((steps - steps0) / train_s, 1) if train_s > 0 else None,
-               "final": str(final)}
+               "final": str(final), "engine": cfg["rllib"].get("engine", "aec"), "env_runner_timers": timers}
     if verbose:
         print(f"\n{env_name} {cfg['env_config']}: trained to {steps:,} steps with RLlib "
               f"({train_s / 60:.1f} min this run, {summary['steps_per_second']} steps/s); policy {final}")

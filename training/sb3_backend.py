@@ -24,28 +24,8 @@ from training.opponents import parse_opponents, usable_opponents
 from training.runs import (Clock, TrainingBar, evaluate_during_training, finish_run, has_module, prune_checkpoints,
                            resolve_run, start_run, versions)
 from training.sb3_vec_envs import BatchedSubprocVecEnv, BatchedVecEnv
+from training.threads import limit_threads  # noqa: F401 - used here, and was importable from here
 from training.single_agent import SingleAgentEnv
-
-
-def limit_threads(env_threads: int) -> None:
-    """The batched engine's threads (numba) and numpy's BLAS threads, for the whole training.
-
-    The environment runs in this process between the PPO updates; on a 2-core machine a parallel
-    region or a multithreaded BLAS call of a few hundred rows costs more in scheduling than it
-    saves (measured: numba's parallel regions 10 ms each and an opponent policy's 256-row forward
-    19 ms under load, against 0.3 ms on one thread), so one thread each is the default."""
-    try:
-        import numba
-
-        numba.set_num_threads(max(1, min(env_threads, numba.config.NUMBA_NUM_THREADS)))
-    except ImportError:  # the single-game path needs no numba
-        pass
-    try:
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(env_threads, user_api="blas")
-    except ImportError:
-        pass
 
 
 def update_threads_callback(threads: int, collection: int = 1, adaptive: bool = False):
