@@ -74,18 +74,8 @@ class Agent(Protocol):
     def act(self, observation: dict, agent: str, env_name: str) -> int: ...
 
 
-def start_game(player: Any, env_name: str, config: dict | None, agent: str) -> None:
-    """Call ``player.start_game(env_name, config, agent)`` if the player has the hook."""
-    hook = getattr(player, "start_game", None)
-    if callable(hook):
-        hook(env_name, dict(config or {}), agent)
-
-
-def end_game(player: Any, observation: dict, reward: float, info: dict | None) -> None:
-    """Call ``player.end_game(observation, reward, info)`` if the player has the hook."""
-    hook = getattr(player, "end_game", None)
-    if callable(hook):
-        hook(observation, float(reward), dict(info or {}))
+# the hooks' callers (skipping a player without them), shared with the environments' own runners
+from card_envs.players import end_game, start_game  # noqa: E402,F401
 
 
 # ------------------------------------------------------------------------- table options

@@ -95,6 +95,11 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
               + (f" Not at the protocol's size (marked in their cards): {', '.join(nonconforming)}." if nonconforming
                  else "")
               + (f" Runs that stopped before every game was measured: {', '.join(partial)}." if partial else "")]
+    # how each measurement was taken, where its file says (a shared machine, a smaller budget)
+    notes = [f"`{a}`'s card: {c['note']}" for a, c in sorted(recorded.items()) if c.get("note")]
+    notes += sorted({f"exploitability: {r['note']}" for r in by.values() if r.get("note")})
+    if notes:
+        lines += ["", "Conditions: " + "; ".join(notes) + "."]
     return "\n".join(lines) + "\n"
 
 

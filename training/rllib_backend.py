@@ -768,11 +768,15 @@ def train_rllib(
     we_started = start_ray(address, num_cpus, ship_code)
     try:  # Ray and the env runners first: a run folder only for a run that starts
         cluster_cpus = ray.cluster_resources().get("CPU", 1.0)
+        cluster_nodes = sum(1 for n in ray.nodes() if n.get("Alive"))
         algo = build_config(cfg, num_cpus=cluster_cpus).build_algo()
     except BaseException:
         if we_started:
             ray.shutdown()
         raise
+    # where the env runners play: one node id per runner (with --address, spread over the cluster)
+    runner_nodes = algo.env_runner_group.foreach_env_runner(
+        lambda runner: __import__("ray").get_runtime_context().get_node_id(), local_env_runner=False)
     run_dir = run_dir.resolve()
     start_run(run_dir, cfg, argv, resumed, address=address, cluster_cpus=cluster_cpus,
               versions=versions(("numpy", "torch", "gymnasium", "pettingzoo", "ray")), config_changes=changes_applied)
@@ -852,7 +856,8 @@ def train_rllib(
     summary = {"env_name": env_name, "backend": "rllib", "num_timesteps": steps,
                "train_seconds_this_run": round(train_s, 1),
                "steps_per_second": round((steps - steps0) / train_s, 1) if train_s > 0 else None,
-               "final": str(final), "engine": cfg["rllib"].get("engine", "aec"), "env_runner_timers": timers}
+               "final": str(final), "engine": cfg["rllib"].get("engine", "aec"), "env_runner_timers": timers,
+               "env_runner_nodes": list(runner_nodes), "cluster_nodes": cluster_nodes}
     if verbose:
         print(f"\n{env_name} {cfg['env_config']}: trained to {steps:,} steps with RLlib "
               f"({train_s / 60:.1f} min this run, {summary['steps_per_second']} steps/s); policy {final}")

@@ -9,6 +9,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from card_envs.players import end_game, start_game
 from card_envs.records.format import (
     FIELDS_V1,
     FORMAT,
@@ -184,9 +185,7 @@ def record(env_name: str, agents: Any, config: Mapping[str, Any] | None = None, 
     rec = Recorder(env, int(seed), deck, options, specs, meta)
     seats = env.possible_agents
     for a, p in zip(seats, players):
-        hook = getattr(p, "start_game", None)
-        if callable(hook):
-            hook(name, dict(options), a)
+        start_game(p, name, options, a)
     total = dict.fromkeys(seats, 0.0)
     final: dict[str, tuple[Any, dict]] = {}
     for agent in env.agent_iter():
@@ -200,9 +199,7 @@ def record(env_name: str, agents: Any, config: Mapping[str, Any] | None = None, 
         rec.add(action)
         env.step(action)
     for a, p in zip(seats, players):
-        hook = getattr(p, "end_game", None)
-        if callable(hook):
-            hook(final[a][0], float(total[a]), final[a][1])
+        end_game(p, final[a][0], total[a], final[a][1])
     return rec.finish(total)
 
 

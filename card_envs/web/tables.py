@@ -1,7 +1,7 @@
 """What the web page's server keeps: the tables people play at, and the records they replay.
 
 Everything a seated person is sent is made here from their seat alone, by the same code the
-terminal game uses (:class:`agents.seated.SeatedGame`): the table as the seat sees it (its picture,
+terminal game uses (:class:`card_envs.seated.SeatedGame`): the table as the seat sees it (its picture,
 ``render_view(seat, mode="rgb_array")``, and its text, ``render_view(seat)``), the names of its
 legal actions (``action_to_string``), every other seat's action as the table saw it
 (``public_action_to_string``: a hidden commitment is only "commits"), and at the end the result,
@@ -96,7 +96,7 @@ class WebTable:
     options: dict[str, Any]
     person: str
     specs: list[str | None]  # each seat's agent spec, None for the person
-    game: Any  # agents.seated.SeatedGame
+    game: Any  # card_envs.seated.SeatedGame
     players: dict[str, Any]
     recorder: Any
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -173,7 +173,7 @@ class WebTable:
         return dumps(self.recorder.finish(self.game.total))
 
     def _finish_if_over(self) -> None:
-        from agents.base import end_game
+        from card_envs.players import end_game
 
         if self.game.over and not self.ended:
             self.ended = True
@@ -211,10 +211,10 @@ class Tables:
         spec must load and accept the table (``start_game``), else a ValueError naming it.
         ``players`` (seat -> agent object) and ``deck`` serve tests and scripts, not the page."""
         import card_envs
-        from agents.base import start_game
-        from agents.seated import SeatedGame
         from card_envs import cli
-        from card_envs.records import Recorder, new_seed
+        from card_envs.players import start_game
+        from card_envs.records import Recorder, agents_hook, new_seed
+        from card_envs.seated import SeatedGame
 
         try:
             env_name = cli.game_name(env)
@@ -231,8 +231,6 @@ class Tables:
         me = seats[seat]
         specs: list[str | None] = [None] * len(seats)
         if players is None:
-            import agents
-
             if isinstance(opponents, str):
                 opponents = [opponents]
             if not isinstance(opponents, (list, tuple)) or not all(isinstance(s, str) and s.strip() for s in opponents):
@@ -240,7 +238,9 @@ class Tables:
                                  f"ismcts, py:module:Class, ...), got {opponents!r}")
             opponents = [s.strip() for s in opponents] or ["heuristic"]
             players = {}
-            load = self._load or agents.load
+            load = self._load or agents_hook("load")  # the agents package, found by its entry point
+            if load is None:
+                raise ValueError("agent specs need the agents package (installed with card_envs: pip install -e .)")
             for k, agent in enumerate(a for a in seats if a != me):
                 spec = opponents[k % len(opponents)]
                 try:

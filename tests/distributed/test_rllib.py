@@ -222,3 +222,30 @@ def test_a_snapshot_of_the_masked_module_plays_as_the_module_does():
         obs, *_ = env.step(np.array(acts))
     assert env.snapshot_names() == ["self_0"]
     assert isinstance(env.single_action_space, gym.spaces.Discrete)
+
+
+def test_env_runners_on_other_nodes_of_a_cluster_train_the_policy(tmp_path):
+    """A simulated cluster on this machine (Ray's ``cluster_utils.Cluster``): a head node without
+    CPUs for runners and two worker nodes of one CPU each, so every env runner lands on a worker
+    node; the run's samples come only from them, and train the policy."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    from training.rllib_backend import train_rllib
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    workers = [cluster.add_node(num_cpus=1) for _ in range(2)]
+    cluster.wait_for_nodes()
+    try:
+        config = {"env_config": GOLF2, "eval": {"every": 10**9, "games": 4, "final_games": 0},
+                  "rllib": {"engine": "batched", "batched_envs_per_env_runner": 32, "train_batch_size": 1024}}
+        run = train_rllib("golf_v0", 2048, 2, cluster.address, tmp_path, 0, config, name="cluster",
+                          progress=False, final_eval=False)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+    summary = json.loads((run / "final_eval.json").read_text())
+    assert summary["cluster_nodes"] == 3
+    worker_ids = {w.node_id for w in workers}
+    assert set(summary["env_runner_nodes"]) == worker_ids, "the runners are not on the two worker nodes"
+    assert summary["num_timesteps"] >= 2048
