@@ -372,26 +372,34 @@ class BatchedLearnerView:
         if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} integers (one per game), got {a.dtype} {a.shape}")
         held = self._held
-        if hold is None:
+        if hold is None:  # every learner acts: the training loop's path, no extra work
             held[:] = False
+            play = None
         else:
             h = np.asarray(hold)
             if h.shape != (self.num_envs,) or h.dtype != np.bool_:
                 raise ValueError(f"hold must be {self.num_envs} bools (one per game), got {h.dtype} {h.shape}")
             held[:] = h
-        play = ~held
-        out = (a < 0) | (a >= self.num_actions)
-        if (out & play).any():
-            bad = int(np.flatnonzero(out & play)[0])
+            play = ~held
+            a = np.where(held, 0, a)  # a held game's action is never looked at
+        if (a < 0).any() or (a >= self.num_actions).any():
+            bad = int(np.flatnonzero((a < 0) | (a >= self.num_actions))[0])
             raise ValueError(f"game {bad}: action {int(a[bad])} is not in 0..{self.num_actions - 1}")
-        legal = self.venv._mask[self._arange, np.where(out, 0, a)].astype(bool) | held
+        legal = self.venv._mask[self._arange, a]
+        if play is not None:
+            legal = legal.astype(bool) | held
         if not legal.all():  # checked before anything moves: a rejected step changes nothing
-            bad = int(np.flatnonzero(~legal)[0])
+            bad = int(np.flatnonzero(legal == 0)[0])
             raise ValueError(f"game {bad}: action {int(a[bad])} is illegal for the learner (player_{int(self._seat[bad])}); "
                              f"legal actions: {np.flatnonzero(self.venv._mask[bad]).tolist()}")
-        self._acts[:] = np.where(held, WAIT, a)
-        self._acted |= play
-        self._length += play
+        if play is None:
+            self._acts[:] = a
+            self._acted[:] = True
+            self._length += 1
+        else:
+            self._acts[:] = np.where(held, WAIT, a)
+            self._acted |= play
+            self._length += play
         self._out_dones[:] = False
         self._infos = [{} for _ in range(self.num_envs)]
         self._advance(first=True)

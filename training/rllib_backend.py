@@ -776,7 +776,7 @@ def train_rllib(
         raise
     # where the env runners play: one node id per runner (with --address, spread over the cluster)
     runner_nodes = algo.env_runner_group.foreach_env_runner(
-        lambda runner: __import__("ray").get_runtime_context().get_node_id(), local_env_runner=False)
+        lambda runner: ray.get_runtime_context().get_node_id(), local_env_runner=False)
     run_dir = run_dir.resolve()
     start_run(run_dir, cfg, argv, resumed, address=address, cluster_cpus=cluster_cpus,
               versions=versions(("numpy", "torch", "gymnasium", "pettingzoo", "ray")), config_changes=changes_applied)

@@ -101,9 +101,9 @@ class BatchedVectorEnv(_vector_env_base()):
 
     def step(self, actions):
         a = np.asarray(actions).astype(np.int64, copy=False).reshape(self.num_envs)
-        hold = self._resetting
-        # a held row's action is ignored: RLlib still sends one, chosen from the terminal observation
-        obs, rewards, dones, infos = self.view.step(np.where(hold, 0, a), hold=hold)
+        # a held row's action is ignored (the view never looks at it): RLlib still sends one,
+        # chosen from the terminal observation
+        obs, rewards, dones, infos = self.view.step(a, hold=self._resetting)
         out = self._observation(obs)
         self._terminated[:] = False
         self._truncated[:] = False
