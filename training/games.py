@@ -164,6 +164,21 @@ def unpicklable(objs: Sequence[Any]) -> str | None:
     return None
 
 
+def _worker_context(specs: Sequence[Any]):
+    """Worker processes started from a fresh server process (``forkserver``) where the platform
+    has it: a plain fork of this process would copy a started OpenMP runtime (torch's, or numba's
+    threading layer once a search agent or a policy ran here), and numba then ends the child
+    ("fork() called from a process already using GNU OpenMP"). An agent object whose class lives
+    in ``__main__`` (a notebook's or a script's own) can only reach a forked child: then fork."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    own = any(type(s).__module__ == "__main__" for s in specs if not isinstance(s, str))
+    if "forkserver" in methods and not own:
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context()
+
+
 def play_schedule(env_name: str, specs: Sequence[Any], config: dict, schedule: list, seed: int,
                   players: Sequence[Any], save_games: bool, workers: int,
                   played: Callable[[int], None] | None = None) -> list[GameRecord]:
@@ -174,7 +189,7 @@ def play_schedule(env_name: str, specs: Sequence[Any], config: dict, schedule: l
     pieces = [schedule[i : i + chunk] for i in range(0, len(schedule), chunk)]
     games: list[GameRecord] = []
     if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_worker_context(specs)) as pool:
             jobs = [(env_name, specs, config, p, seed, None, save_games) for p in pieces]
             for records in pool.map(play_chunk, jobs):
                 games.extend(records)

@@ -1,7 +1,7 @@
 """PPO on Ray RLlib (new API stack) over any card_envs game: the ``--backend rllib`` of
 ``python -m training.train``, for when one machine is not enough.
 
-    python -m training.rllib_backend golf_v0 --timesteps 20000 --num-env-runners 2
+    python -m training.rllib_backend golf_v0 --timesteps 200000 --num-env-runners 2
     python -m training.rllib_backend golf_v0 --minutes 30 --num-env-runners 64 --address auto
     python -m training.rllib_backend --resume runs/golf_v0/20250101-120000
 
@@ -17,7 +17,14 @@ this checkout's ``card_envs``, ``agents`` and ``training`` are shipped to them (
 ``py_modules``; ``--no-ship-code`` when they are installed on every node). The learner (PPO
 updates, on this machine's CPU), the evaluation games and the run folder stay in this process.
 
-The environment. :class:`RLlibCardEnv` is RLlib's ``MultiAgentEnv`` over the AEC environment
+The environment. By default (``rllib.engine = "batched"``) each env runner steps
+``batched_envs_per_env_runner`` games of the batched engine at once, the learner's seat only, the
+other seats played in batch by the opponent pool inside the env
+(:class:`training.rllib_batched.BatchedVectorEnv`), sampled and turned into PPO's train batch in
+whole arrays (:mod:`training.rllib_runner`); the trained module is RLlib's single-agent
+``default_policy``, frozen selves are numpy copies of its actor sent to the runners. The rest of
+this docstring is the AEC engine (``rllib.engine = "aec"``), which seats any agent:
+:class:`RLlibCardEnv` is RLlib's ``MultiAgentEnv`` over the AEC environment
 (``card_envs.<game>_v0.env(**env_config, **train_env_config)``, not modified): it returns only
 the agent to act's observation, and every agent's last observation and reward when the game
 ends, as RLlib's own ``PettingZooEnv`` does. It renames the observation dict's keys to those of
@@ -71,6 +78,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import json
 import math
 import os
@@ -89,11 +97,12 @@ META_FILE = "card_envs.json"  # written into every checkpoint folder: what the p
 MAIN = "main"
 
 RLLIB_DEFAULTS: dict[str, Any] = {
-    # what the env runners step: "aec", one Python env() per game as RLlib's MultiAgentEnv (any
-    # opponent, every seat a module); "batched", the batched engine (training/rllib_batched.py):
-    # batched_envs_per_env_runner games per runner in compiled kernels, the learner's seat only,
-    # the opponents played inside the env in batch
-    "engine": "aec",
+    # what the env runners step: "batched" (the default), the batched engine
+    # (training/rllib_batched.py, training/rllib_runner.py): batched_envs_per_env_runner games per
+    # runner in compiled kernels, the learner's seat only, the opponents played inside the env in
+    # batch; "aec", one Python env() per game as RLlib's MultiAgentEnv (any opponent, every seat a
+    # module; several times slower)
+    "engine": "batched",
     # games each env runner steps at once on the batched engine
     "batched_envs_per_env_runner": 256,
     # EnvRunner actors playing games (each one CPU); --num-env-runners overrides
@@ -412,7 +421,7 @@ def build_config(cfg: dict, num_cpus: float | None = None):
             num_envs_per_env_runner=int(rl["num_envs_per_env_runner"]),
             num_cpus_per_env_runner=cpus_per_runner,
         )
-        .learners(num_learners=0)
+        .learners(**_learners(cfg))
         .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .training(**training)
@@ -441,6 +450,18 @@ def _ppo_training(cfg: dict, batch: int) -> dict:
     )
     training.update(rl.get("training") or {})
     return training
+
+
+def _learners(cfg: dict, **extra) -> dict:
+    """RLlib's learner settings: one local learner, in the driver. Under ``torch_threads:
+    "auto"`` its update takes the cores other processes leave free
+    (:class:`training.rllib_runner.AdaptiveThreadsPPOLearner`): the env runners wait meanwhile."""
+    from training.config import adaptive_threads
+    from training.rllib_runner import AdaptiveThreadsPPOLearner
+
+    return dict(num_learners=0, learner_class=AdaptiveThreadsPPOLearner,
+                learner_config_dict={"adaptive_threads": torch_threads(cfg) if adaptive_threads(cfg) else 0},
+                **extra)
 
 
 def _model_config(cfg: dict):
@@ -483,13 +504,17 @@ def _batched_config(cfg: dict, num_cpus: float | None):
     from ray.tune.registry import register_env
 
     from training.opponents import opponent_pool
+    from training.rllib_runner import BatchedEnvRunner, EpisodesToTrainBatch
 
     rl = cfg["rllib"]
     bad = sorted(set(rl.get("ppo") or {}) - set(cfg["ppo"]))
     if bad:
         raise ValueError(f"unknown key(s) {bad} in rllib.ppo; keys: {sorted(cfg['ppo'])}")
     register_env("card_envs_batched", _batched_env_creator)
-    pool, weights = opponent_pool(cfg, kinds=("random", "heuristic", "self", "ppo"))
+    try:
+        pool, weights = opponent_pool(cfg, kinds=("random", "heuristic", "self", "ppo"))
+    except ValueError as e:
+        raise ValueError(f"{e} (the batched engine plays these in batch; rllib.engine=aec seats any agent)") from None
     env_config = {"env_name": cfg["env_name"], "env_config": train_env_config(cfg), "opponents": list(pool),
                   "opponent_weights": None if weights is None else list(weights),
                   "pool_size": int(cfg["selfplay"]["pool_size"])}
@@ -499,6 +524,7 @@ def _batched_config(cfg: dict, num_cpus: float | None):
         cpus_per_runner = min(1.0, float(num_cpus) / n_runners)
     ppo = rllib_ppo(cfg)
     batch = rl["train_batch_size"] or int(ppo.get("n_steps", 2048)) * int(cfg.get("n_envs", 1))
+    training = _ppo_training(cfg, batch)
     return (
         PPOConfig()
         .environment("card_envs_batched", env_config=env_config)
@@ -508,10 +534,14 @@ def _batched_config(cfg: dict, num_cpus: float | None):
             num_envs_per_env_runner=int(rl["batched_envs_per_env_runner"]),
             num_cpus_per_env_runner=cpus_per_runner,
             gym_env_vectorize_mode="vector_entry_point",
+            env_runner_cls=BatchedEnvRunner,
         )
-        .learners(num_learners=0)
+        # PPO's train batch in whole arrays (the same batch as RLlib's default PPO pipeline)
+        .learners(**_learners(cfg, add_default_connectors_to_learner_pipeline=False,
+                              learner_connector=functools.partial(EpisodesToTrainBatch, gamma=training["gamma"],
+                                                                  lambda_=training["lambda_"])))
         .rl_module(rl_module_spec=RLModuleSpec(module_class=masking_module_class(), model_config=_model_config(cfg)))
-        .training(**_ppo_training(cfg, batch))
+        .training(**training)
         .debugging(seed=int(cfg["seed"]), log_level="ERROR")
         .reporting(metrics_num_episodes_for_smoothing=100)
     )
@@ -668,8 +698,10 @@ def _scalars(result: dict, mid: str = MAIN) -> dict[str, float]:
 def _runner_timers(result: dict, previous: dict[str, float]) -> dict[str, float]:
     """The env runners' mean seconds per call of the last iteration: ``env_step`` (the
     environment: games and opponents), ``inference`` (the module's forward) and ``sample`` (a
-    whole sample call), and ``env_share``, the environment's share of the runners' sampling time
-    (env steps per sample call times the step's time, over the sample's time)."""
+    whole sample call), and ``env_share``, the environment's share of a sampling step (its step's
+    time over the step's plus the module's forward); the iteration's ``sampling_s`` and
+    ``update_s`` (RLlib's smoothed timers) and ``update_ceiling_steps_per_s``, the steps of an
+    iteration over its update's time: what the learner could take if sampling cost nothing."""
     runners = result.get("env_runners") or {}
     step, infer, sample = (runners.get(k) for k in ("env_step_timer", "rlmodule_inference_timer", "sample"))
     if not all(isinstance(v, (int, float)) and v > 0 for v in (step, infer)):
@@ -678,6 +710,14 @@ def _runner_timers(result: dict, previous: dict[str, float]) -> dict[str, float]
     out["env_share"] = round(float(step) / (float(step) + float(infer)), 4)
     if isinstance(sample, (int, float)):
         out["sample_s"] = float(sample)
+    # the iteration's two halves (RLlib's PPO samples, then updates): the update's rate is the
+    # ceiling of what more env runners can give
+    algo_timers = result.get("timers") or {}
+    sampling, update = (algo_timers.get(k) for k in ("env_runner_sampling_timer", "learner_update_timer"))
+    sampled = runners.get("num_env_steps_sampled")
+    if all(isinstance(v, (int, float, np.number)) and v > 0 for v in (sampling, update, sampled)):
+        out.update(sampling_s=float(sampling), update_s=float(update),
+                   update_ceiling_steps_per_s=round(float(sampled) / float(update), 1))
     return out
 
 
@@ -762,7 +802,8 @@ def train_rllib(
             raise ValueError(f"num_env_runners must be 0 or more, got {num_env_runners}")
         cfg["rllib"]["num_env_runners"] = int(num_env_runners)
     check_train_env_config(cfg)  # bad game options fail here, before any work
-    # the learner shares the cores with the env runners, which sample while it learns: 'auto' is one
+    # this process's own work outside the update (evaluation, snapshots) on one thread under 'auto';
+    # the update's threads are the learner class's (AdaptiveThreadsPPOLearner)
     torch.set_num_threads(1 if cfg.get("torch_threads", 1) == "auto" else torch_threads(cfg))
 
     we_started = start_ray(address, num_cpus, ship_code)

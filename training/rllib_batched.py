@@ -124,6 +124,11 @@ class BatchedVectorEnv(_vector_env_base()):
         self._resetting[:] = dones
         return out, rewards.astype(np.float32), self._terminated.copy(), self._truncated.copy(), info
 
+    def held_rows(self) -> np.ndarray:
+        """The games whose game ended in the last step: the next step deals their next game and
+        ignores their action (a copy)."""
+        return self._resetting.copy()
+
     def close(self, **kwargs) -> None:
         self.view.close()
 

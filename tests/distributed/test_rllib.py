@@ -124,7 +124,7 @@ def test_rllib_trains_golf_on_a_local_ray_checkpoints_reloads_as_an_agent_and_re
         "eval": {"every": 1000, "games": 10, "final_games": 20},
         "checkpoint": {"every": 1000, "keep": 2},
         "selfplay": {"snapshot_every": 1000, "pool_size": 2},
-        "rllib": {"train_batch_size": 1024, "num_envs_per_env_runner": 4},
+        "rllib": {"engine": "aec", "train_batch_size": 1024, "num_envs_per_env_runner": 4},
     }
     run = train_rllib("golf_v0", 2000, 2, None, tmp_path, 0, config, name="ray", num_cpus=2, progress=False)
     assert not ray.is_initialized(), "the command shuts down the Ray instance it started"
@@ -164,9 +164,10 @@ def test_rllib_trains_golf_on_a_local_ray_checkpoints_reloads_as_an_agent_and_re
 
 
 def test_the_batched_engine_trains_golf_with_frozen_selves_and_comes_back_as_an_agent(tmp_path):
-    """``rllib.engine = "batched"``: each env runner steps many games of the batched engine
-    (training/rllib_batched.py); the frozen selves are numpy copies of main's actor sent to every
-    runner's pool; the checkpoint's module loads as ``rllib:PATH`` and plays legal games."""
+    """``rllib.engine = "batched"`` (the default): each env runner steps many games of the batched
+    engine (training/rllib_batched.py, training/rllib_runner.py); the frozen selves are numpy
+    copies of main's actor sent to every runner's pool; the checkpoint's module loads as
+    ``rllib:PATH`` and plays legal games; the run resumes."""
     import ray
 
     import agents
@@ -190,6 +191,14 @@ def test_the_batched_engine_trains_golf_with_frozen_selves_and_comes_back_as_an_
     _legal_games(agent, 5)
     final_eval = json.loads((run / "final_eval.json").read_text())
     assert [r["opponent"] for r in final_eval["evaluation"]] == ["random", "heuristic"]
+    timers = final_eval["env_runner_timers"]
+    assert 0 < timers["env_share"] <= 1 and timers["env_step_s"] > 0
+
+    target = meta["num_timesteps"] + 2048  # the default engine resumes where it stopped
+    train_rllib(resume=run, timesteps=target, num_cpus=2, progress=False, final_eval=False)
+    resumed = json.loads((run / "final" / "card_envs.json").read_text())
+    assert resumed["num_timesteps"] >= target and resumed["module_id"] == "default_policy"
+    _legal_games(agents.load(f"rllib:{run}"), 2)
 
 
 def test_a_snapshot_of_the_masked_module_plays_as_the_module_does():

@@ -263,3 +263,18 @@ def test_training_evaluates_through_the_same_function_in_the_field_seating(monke
         assert "finish_run(" in inspect.getsource(backend)
     assert "evaluate_during_training(" in inspect.getsource(rllib_backend.train_rllib)
     assert "evaluate_during_training(" in inspect.getsource(sb3_backend._callbacks)
+
+
+def test_workers_start_from_a_fresh_process_unless_an_agent_lives_in_main():
+    """A fork would copy this process's OpenMP runtime (numba ends such a child), so workers come
+    from a fork server; an agent object whose class is a script's or notebook's own (``__main__``)
+    reaches only a forked child, so then they are forked as before."""
+    import multiprocessing
+
+    from training.games import _worker_context
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork server on this platform")
+    assert _worker_context(["heuristic", RandomAgent(0)]).get_start_method() == "forkserver"
+    own = type("Scripted", (RandomAgent,), {"__module__": "__main__"})(0)
+    assert _worker_context(["heuristic", own]).get_start_method() == multiprocessing.get_start_method()
