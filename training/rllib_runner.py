@@ -34,6 +34,13 @@ import numpy as np
 
 from training.rllib_batched import MASK, OBS
 
+__all__ = ["BatchedEnvRunner", "PackedEpisodes", "AdaptiveThreadsPPOLearner", "EpisodesToTrainBatch"]
+
+
+def _within(lens: np.ndarray) -> np.ndarray:
+    """For chunks of ``lens`` items laid end to end, each item's position within its chunk."""
+    return np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+
 
 def _base():
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
@@ -234,14 +241,8 @@ class BatchedEnvRunner(_base()):
         last = np.flatnonzero(on & (done | ~after))
         games, a, b = first // steps, first % steps, last % steps
         lens = b - a + 1
-        offsets = np.cumsum(lens) - lens
-        within = np.arange(int(lens.sum())) - np.repeat(offsets, lens)
-        t = np.repeat(a, lens) + within
-        g = np.repeat(games, lens)
-        obs_lens = lens + 1
-        obs_within = np.arange(int(obs_lens.sum())) - np.repeat(np.cumsum(obs_lens) - obs_lens, obs_lens)
-        obs_t = np.repeat(a, obs_lens) + obs_within
-        obs_g = np.repeat(games, obs_lens)
+        t, g = np.repeat(a, lens) + _within(lens), np.repeat(games, lens)  # the decisions
+        obs_t, obs_g = np.repeat(a, lens + 1) + _within(lens + 1), np.repeat(games, lens + 1)  # and the one after
         game_done = dones[b, games]
         terminated = game_done & ended[b, games]
         # only a game's first run here may continue its episode from the last sample
@@ -271,8 +272,6 @@ class BatchedEnvRunner(_base()):
                 finished += 1
         return finished
 
-
-__all__ = ["BatchedEnvRunner", "PackedEpisodes"]
 
 
 def _learner_base():
@@ -307,8 +306,6 @@ class AdaptiveThreadsPPOLearner(_learner_base()):
         finally:
             self._threads.end()
 
-
-__all__ += ["AdaptiveThreadsPPOLearner"]
 
 
 def _connector_base():
@@ -355,7 +352,7 @@ class EpisodesToTrainBatch(_connector_base()):
         lens = p.lens
         rows = lens + 1  # the decisions, then the artificial row
         total = int(rows.sum())
-        pos = np.arange(total) - np.repeat(np.cumsum(rows) - rows, rows)  # the row within its chunk
+        pos = _within(rows)  # the row within its chunk
         length = np.repeat(lens, rows)
         source = np.repeat(p.starts, rows) + np.minimum(pos, length - 1)  # the artificial row repeats the last
         real = pos < length
@@ -391,5 +388,3 @@ class EpisodesToTrainBatch(_connector_base()):
             shared_data["_added_loss_mask_for_valid_episode_ts"] = True
         return {DEFAULT_MODULE_ID: tensors}
 
-
-__all__ += ["EpisodesToTrainBatch"]
