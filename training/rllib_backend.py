@@ -935,21 +935,13 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from card_envs import cli
+    from training.runs import add_run_arguments
 
     ap = cli.Parser(prog="python -m training.rllib_backend", description=__doc__)
-    cli.add_game_argument(ap, nargs="?")
-    ap.add_argument("--timesteps", type=int, help="learner (main) decisions to train for (total, also when resuming)")
-    ap.add_argument("--minutes", type=float, help="time budget for the training (wall clock)")
-    ap.add_argument("--opponents", help="comma-separated pool: random,heuristic,self,ppo:PATH,rllib:PATH")
-    cli.add_config_arguments(ap, "the training configuration: JSON files (may hold an 'rllib' section) and "
-                                 "KEY=VALUE pairs (game options go into env_config; rllib.num_envs_per_env_runner=4)")
-    ap.add_argument("--seed", type=int)
-    ap.add_argument("--out", default="runs", help="folder of run folders (default: runs)")
-    ap.add_argument("--name", help="run folder name (default: a timestamp)")
-    ap.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint, as configured")
-    ap.add_argument("--override-config", action="store_true",
-                    help="with --resume: apply a changed configuration (otherwise refused with the differences)")
-    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_run_arguments(ap, opponents_help="comma-separated pool: random,heuristic,self,ppo:PATH,rllib:PATH",
+                      config_help="the training configuration: JSON files (may hold an 'rllib' section) and "
+                                  "KEY=VALUE pairs (game options go into env_config; "
+                                  "rllib.num_envs_per_env_runner=4)")
     add_arguments(ap)
     args = ap.parse_args(argv)
     if args.game is None and args.resume is None:

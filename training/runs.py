@@ -14,6 +14,27 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 
+def add_run_arguments(ap: Any, *, opponents_help: str, config_help: str) -> None:
+    """The flags every training command line shares (``python -m training.train`` and the RLlib
+    backend's own): the game, the budget, the opponents, the configuration, the seed, the run
+    folder, resuming and the progress bar. ``ap`` is a ``card_envs.cli.Parser``."""
+    from card_envs import cli
+
+    cli.add_game_argument(ap, nargs="?")
+    ap.add_argument("--timesteps", type=int, help="learner decisions to train for (total, also when resuming)")
+    ap.add_argument("--minutes", type=float, help="time budget for the training (wall clock)")
+    ap.add_argument("--opponents", help=opponents_help)
+    cli.add_config_arguments(ap, config_help)
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("--out", default="runs", help="folder of run folders (default: runs)")
+    ap.add_argument("--name", help="run folder name (default: a timestamp)")
+    ap.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint, as configured")
+    ap.add_argument("--override-config", action="store_true",
+                    help="with --resume: apply a changed --config/--players/--opponents/--seed to the run "
+                         "(without it, a change is refused with the list of differences)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 def new_run_dir(out: str | Path, env_name: str, name: str | None) -> Path:
     """A new run's folder, ``out/<game>/<name>`` (by default the time now, ``YYYYmmdd-HHMMSS``),
     refused when it exists and holds anything."""

@@ -84,27 +84,17 @@ def evaluate(env_name: str, env_config: dict, agent: Any, opponent: str, games: 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from card_envs import cli
+    from training.runs import add_run_arguments
 
     ap = cli.Parser(prog="python -m training.train", description=__doc__)
-    cli.add_game_argument(ap, nargs="?")
-    ap.add_argument("--timesteps", type=int, help="learner decisions to train for (total, also when resuming)")
-    ap.add_argument("--minutes", type=float, help="time budget for the training (wall clock)")
-    ap.add_argument("--opponents", help="comma-separated pool: random,heuristic,self,ppo:PATH")
-    cli.add_config_arguments(ap, "the training configuration: JSON files and KEY=VALUE pairs (a game option "
-                                 "goes into env_config; dotted keys reach into sections, e.g. ppo.learning_rate=0.001)")
-    ap.add_argument("--seed", type=int)
-    ap.add_argument("--out", default="runs", help="folder of run folders (default: runs)")
-    ap.add_argument("--name", help="run folder name (default: a timestamp)")
-    ap.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint, as configured")
-    ap.add_argument("--override-config", action="store_true",
-                    help="with --resume: apply a changed --config/--players/--opponents/--seed to the run "
-                         "(without it, a change is refused with the list of differences)")
+    add_run_arguments(ap, opponents_help="comma-separated pool: random,heuristic,self,ppo:PATH",
+                      config_help="the training configuration: JSON files and KEY=VALUE pairs (a game option goes "
+                                  "into env_config; dotted keys reach into sections, e.g. ppo.learning_rate=0.001)")
     ap.add_argument("--n-envs", type=int, help="games stepped together (default: the config's)")
     ap.add_argument("--workers", type=int, help="with --vec-env subproc: subprocesses the games are spread over (default 2, one per core)")
     ap.add_argument("--vec-env", choices=["batched", "subproc", "dummy"],
                     help="batched (default): every game on the batched engine in this process; subproc/dummy: the "
                          "single-game path (one Python game per environment, in subprocesses or in this process)")
-    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--backend", choices=["sb3", "rllib"],
                     help="sb3 (default): MaskablePPO on this machine; rllib: Ray RLlib, one machine or a cluster")
     from training import rllib_backend  # its flags; Ray itself is imported only when it trains

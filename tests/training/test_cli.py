@@ -155,6 +155,25 @@ def test_train_user_errors_are_one_line_and_exit_2(T, capsys, tmp_path):
     assert "unrecognized arguments: --bogus" in one_error_line(capsys)
 
 
+def test_the_rllib_command_line_takes_trains_flags_and_errors(T, capsys):
+    import re
+
+    from training import rllib_backend
+
+    def flags(main):
+        with pytest.raises(SystemExit):
+            main(["--help"])
+        options = capsys.readouterr().out.split("options:")[-1]
+        return set(re.findall(r"^ +(?:-\w, )?(--[a-z][a-z-]*)", options, re.M))
+
+    sb3_only = {"--n-envs", "--workers", "--vec-env", "--backend"}
+    rllib = flags(rllib_backend.main)
+    assert {"--timesteps", "--resume", "--override-config", "--num-env-runners"} <= rllib
+    assert rllib == flags(T.main) - sb3_only
+    assert rllib_backend.main(["chess", "--timesteps", "10"]) == 2
+    assert "unknown game 'chess'" in one_error_line(capsys)
+
+
 def _fake_run(T, tmp_path) -> Path:
     run = tmp_path / "golf_v0" / "r"
     (run / "checkpoints").mkdir(parents=True)
