@@ -30,7 +30,8 @@ version, and score cards of different versions are not compared):
 The agent's own cost, milliseconds per decision on this machine, is measured on a few separate
 deals against the heuristic in one process (``timing``) and kept apart from the results: the
 results part of a score card is the same bit for bit for the same agent on any machine with any
-number of workers, the timing is not.
+number of workers, the timing is not (``--retime CARD`` measures it anew, on a quiet machine,
+keeping the results).
 
 ``--quick`` plays :data:`QUICK_GAMES` games per member: a development check, marked
 ``"conforms": false`` in its card, as is any run with another ``--games`` or ``--table``.
@@ -132,11 +133,37 @@ def time_agent(spec: str, env_name: str, table: dict, games: int = TIMING_GAMES)
     from training.evaluate import tournament
     from training.games import load_agent
 
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     timed = Timed(load_agent(spec, TIMING_SEED))
     tournament(env_name, [timed, "heuristic"], games, table, seed=TIMING_SEED, workers=1, field=True,
                names=[spec, "heuristic"])
-    return {"ms_per_decision": round(1000 * timed.seconds / max(1, timed.decisions), 2),
-            "decisions": timed.decisions, "games": games}
+    out = {"ms_per_decision": round(1000 * timed.seconds / max(1, timed.decisions), 2),
+           "decisions": timed.decisions, "games": games}
+    if load is not None:  # the machine's 1-minute load average as timing began (other work slows it)
+        out["load_before"] = round(load, 2)
+    return out
+
+
+def retime(path: str | Path, progress: bool = True) -> dict:
+    """Measure a recorded score card's milliseconds per decision anew on this machine, every game
+    of it, and write the card back: the timing depends on the machine and on what else runs
+    there, the results do not, so they are kept bit for bit. The card records when and where
+    (``timing_measured``); a ``note`` on how it was measured no longer applies and is dropped."""
+    path = Path(path)
+    try:
+        card = json.loads(path.read_text())
+        spec, games = card["agent"], card["games"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{path}: not a score card written by python -m training.benchmark ({e})") from None
+    for env_name, part in games.items():
+        part["timing"] = time_agent(spec, env_name, part["table"])
+        if progress:
+            print(f"  {env_name}: {spec} {part['timing']['ms_per_decision']:.2f} ms per decision", file=sys.stderr,
+                  flush=True)
+    card["timing_measured"] = {"date": _dt.datetime.now().isoformat(timespec="seconds"), "machine": machine()}
+    card.pop("note", None)
+    write(card, path)
+    return card
 
 
 def combined(rows: list[dict]) -> dict:
@@ -225,8 +252,9 @@ def write(card: dict, path: str | Path) -> None:
 
 def results_part(card: dict) -> dict:
     """The part of a score card that is the same bit for bit for the same agent: everything but
-    the date, the machine, the versions, the timing and the seconds."""
-    keep = {k: v for k, v in card.items() if k not in ("date", "machine", "versions")}
+    the date, the machine, the versions, the timing (and when it was measured, and any note on
+    how) and the seconds."""
+    keep = {k: v for k, v in card.items() if k not in ("date", "machine", "versions", "timing_measured", "note")}
     keep["games"] = {g: {k: v for k, v in part.items() if k not in ("timing", "seconds")}
                      for g, part in card["games"].items()}
     return keep
@@ -252,8 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from card_envs import cli
 
     ap = cli.Parser(prog="python -m training.benchmark", description=__doc__.split("\n\n")[0])
-    ap.add_argument("spec", help="the agent: any agents.load spec (random, heuristic, ppo, ppo:PATH, pimc, "
-                    "ismcts:iterations=200, py:module:Class, ...)")
+    ap.add_argument("spec", nargs="?", help="the agent: any agents.load spec (random, heuristic, ppo, ppo:PATH, "
+                    "pimc, ismcts:iterations=200, py:module:Class, ...)")
     ap.add_argument("--games", type=int, help=f"games per gauntlet member (protocol: {GAMES}; another number is "
                     "not the protocol)")
     ap.add_argument("--quick", action="store_true", help=f"{QUICK_GAMES} games per member: a development check, "
@@ -263,8 +291,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-timing", action="store_true", help="skip measuring the agent's milliseconds per decision")
     ap.add_argument("--out", help="write the score card (JSON) here")
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--retime", nargs="+", metavar="CARD", help="measure these score cards' milliseconds per "
+                    "decision anew on this machine (their results stay as they are) and rewrite them")
     args = ap.parse_args(argv)
+    if (args.spec is None) == (args.retime is None):
+        ap.error("give an agent spec to benchmark, or --retime CARD.json ...")
     try:
+        if args.retime:
+            for path in args.retime:
+                card = retime(path, progress=not args.no_progress)
+                print(text(card))
+                print(f"rewrote {path}")
+            return 0
         card = benchmark(args.spec, games=args.games, only=args.only, quick=args.quick, workers=args.workers,
                          timing=not args.no_timing, progress=not args.no_progress, out=args.out)
     except cli.USER_ERRORS as e:
