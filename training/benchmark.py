@@ -206,12 +206,15 @@ def benchmark_game(spec: str, env_name: str, games: int = GAMES, table: dict | N
 
 def benchmark(spec: str, games: int | None = None, only: Sequence[str] | None = None, quick: bool = False,
               tables: dict[str, dict] | None = None, workers: int = 1, timing: bool = True,
-              progress: bool = True, out: str | Path | None = None) -> dict:
+              progress: bool = True, out: str | Path | None = None, resume: bool = False) -> dict:
     """The score card of agent ``spec`` (any ``agents.load`` spec) under the protocol: every game
     (or ``only`` these), :data:`GAMES` games per gauntlet member (``games``; ``quick``:
     :data:`QUICK_GAMES`), at the protocol's tables (``tables`` replaces some: not the protocol).
     ``out``: the card is also written there after each game (``"complete"`` false until the
-    last), so a long run that stops keeps the games it finished."""
+    last), so a long run that stops keeps the games it finished; ``resume`` continues the card
+    recorded at ``out`` (the same agent, protocol and number of games, else refused), playing only
+    the games it lacks (a game's part does not depend on the others, so the card is the same as
+    one run's), in the protocol's order of games."""
     from card_envs.cli import game_name
     from training.provenance import versions
 
@@ -230,15 +233,48 @@ def benchmark(spec: str, games: int | None = None, only: Sequence[str] | None = 
         "date": _dt.datetime.now().isoformat(timespec="seconds"), "machine": machine(), "versions": versions(),
         "complete": False, "games": {},
     }
+    if resume:
+        if out is None:
+            raise ValueError("resume continues the score card at out: give --out CARD.json")
+        if Path(out).exists():
+            card = resumable(card, out)
+        envs = [g for g in envs if g not in card["games"]]
+        if progress and card["games"]:
+            print(f"{out}: continuing; recorded already: {', '.join(card['games'])}", file=sys.stderr, flush=True)
+    wanted = list(dict.fromkeys(list(card["games"]) + envs))
     for env_name in envs:
         began = time.perf_counter()
         if progress:
             print(f"{env_name}: {spec} against {', '.join(GAUNTLET)}, {n} games each", file=sys.stderr, flush=True)
         card["games"][env_name] = benchmark_game(spec, env_name, n, tables.get(env_name), workers, timing, progress)
         card["games"][env_name]["seconds"] = round(time.perf_counter() - began, 1)
-        card["complete"] = len(card["games"]) == len(envs)
+        card["games"] = {g: card["games"][g] for g in TABLES if g in card["games"]}
+        card["complete"] = all(g in card["games"] for g in wanted)
         if out is not None:
             write(card, out)
+    card["complete"] = all(g in card["games"] for g in wanted)
+    return card
+
+
+def resumable(fresh: dict, path: str | Path) -> dict:
+    """The card recorded at ``path``, to be continued by the run whose new card is ``fresh``:
+    refused (ValueError naming the difference) unless both measure the same agent under the same
+    protocol, number of games and gauntlet."""
+    try:
+        card = json.loads(Path(path).read_text())
+        card["games"].items()
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"{path}: not a score card written by python -m training.benchmark ({e})") from None
+    for key in ("protocol", "agent", "games_per_member", "quick", "gauntlet"):
+        if card.get(key) != fresh[key]:
+            raise ValueError(f"{path} cannot be continued by this run: its {key} is {card.get(key)!r}, this "
+                             f"run's {fresh[key]!r} (write another --out, or run it with the card's settings)")
+    if card.get("conforms") != fresh["conforms"]:
+        raise ValueError(f"{path} cannot be continued by this run: it was played at other tables")
+    if card.get("machine") != fresh["machine"]:
+        raise ValueError(f"{path} was timed on {card.get('machine')!r}, this is {fresh['machine']!r}: continue it "
+                         "there (a card's milliseconds per decision come from one machine)")
+    card["date"], card["versions"] = fresh["date"], fresh["versions"]
     return card
 
 
@@ -290,6 +326,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="processes for the games (results do not depend on it)")
     ap.add_argument("--no-timing", action="store_true", help="skip measuring the agent's milliseconds per decision")
     ap.add_argument("--out", help="write the score card (JSON) here")
+    ap.add_argument("--resume", action="store_true", help="with --out: continue the card recorded there, "
+                    "playing only the games it lacks")
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--retime", nargs="+", metavar="CARD", help="measure these score cards' milliseconds per "
                     "decision anew on this machine (their results stay as they are) and rewrite them")
@@ -304,7 +342,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"rewrote {path}")
             return 0
         card = benchmark(args.spec, games=args.games, only=args.only, quick=args.quick, workers=args.workers,
-                         timing=not args.no_timing, progress=not args.no_progress, out=args.out)
+                         timing=not args.no_timing, progress=not args.no_progress, out=args.out,
+                         resume=args.resume)
     except cli.USER_ERRORS as e:
         return cli.report(e)
     print(text(card))

@@ -20,6 +20,9 @@ from typing import Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 SCORECARDS = ROOT / "benchmarks" / "scorecards"
+#: the folder (inside the score cards') of shorter runs than the protocol's, shown where the
+#: protocol's card lacks a game
+SHORTER = "shorter"
 EXPLOITABILITY = ROOT / "benchmarks" / "exploitability.json"
 README = ROOT / "README.md"
 #: the library's agents on the leaderboard, in this order
@@ -39,6 +42,19 @@ def cards(folder: Path = SCORECARDS) -> dict[str, dict]:
     return out
 
 
+def measured(folder: Path = SCORECARDS) -> dict[str, dict[str, tuple[dict, dict]]]:
+    """agent -> game -> (its card, the game's part) as the leaderboard shows it: the protocol's
+    card (``<agent>.json``) where it has the game, else a shorter run's (``shorter/<agent>.json``:
+    fewer games per gauntlet member, the same agent, tables and gauntlet; shown marked), so that
+    an agent whose protocol run is still going on shows its shorter run's games meanwhile."""
+    out: dict[str, dict[str, tuple[dict, dict]]] = {}
+    for source in (cards(folder / SHORTER), cards(folder)):  # the protocol's card last: it wins
+        for agent, card in source.items():
+            for game, part in card.get("games", {}).items():
+                out.setdefault(agent, {})[game] = (card, part)
+    return out
+
+
 def exploitability(path: Path = EXPLOITABILITY) -> list[dict]:
     """The recorded exploitability rows (the latest per target and game)."""
     if not path.exists():
@@ -49,12 +65,14 @@ def exploitability(path: Path = EXPLOITABILITY) -> list[dict]:
     return list(latest.values())
 
 
-def _score(part: dict | None) -> str:
+def _score(part: dict | None, shorter: bool = False) -> str:
     if part is None:
         return "not measured"
     s = f"{part['score']:+.2f} [{part['score_low']:+.2f}, {part['score_high']:+.2f}]"
     if part["score_low"] > 0 or part["score_high"] < 0:
         s = f"**{s}**"
+    if shorter:
+        s += "†"
     ms = part.get("timing", {}).get("ms_per_decision")
     return s if ms is None else f"{s}, {ms:.2g} ms" if ms < 10 else f"{s}, {ms:.0f} ms"
 
@@ -71,9 +89,10 @@ def _exploited(row: dict | None) -> str:
 def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> str:
     """The leaderboard: per game, each agent's protocol score with its 95% interval and its
     milliseconds per decision, and the approximate exploitability of :data:`EXPLOITED`."""
-    from training.benchmark import GAUNTLET, TABLES, VERSION
+    from training.benchmark import GAMES, GAUNTLET, TABLES, VERSION
 
     recorded = cards(folder)
+    shown = measured(folder)
     by = {(r["target"], r["game"]): r for r in exploitability(exploit_path)}
     lines = [f"Protocol v{VERSION}: per game, the agent's **score** (the mean of its mean rank rewards, +1 first "
              f"to −1 last, against copies of each of {', '.join(f'`{m}`' for m in GAUNTLET)}; 0 is as strong as "
@@ -84,17 +103,23 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
               + " | ".join(f"exploiting `{t}`" for t in EXPLOITED) + " |",
               "|---|" + "---:|" * (len(AGENTS) + len(EXPLOITED))]
     for g in TABLES:
-        cells = [_score(recorded.get(a, {}).get("games", {}).get(g)) for a in AGENTS]
+        cells = []
+        for a in AGENTS:
+            card, part = shown.get(a, {}).get(g, (None, None))
+            cells.append(_score(part, shorter=card is not None and not card.get("conforms")))
         cells += [_exploited(by.get((t, g))) for t in EXPLOITED]
         lines.append(f"| `{g}` | " + " | ".join(cells) + " |")
-    machines = sorted({c.get("machine", "?") for c in recorded.values()})
-    nonconforming = sorted(a for a, c in recorded.items() if not c.get("conforms"))
+    used = {id(card): card for games in shown.values() for card, _ in games.values()}.values()
+    machines = sorted({c.get("machine", "?") for c in used})
+    shorter = sorted({f"`{c['agent']}` {c['games_per_member']}" for c in used if not c.get("conforms")})
     partial = sorted(a for a, c in recorded.items() if c.get("complete") is False)
     lines += ["", f"Measured on {', '.join(machines) or 'no machine yet'}; score cards in `benchmarks/scorecards/`, "
               "exploitability in `benchmarks/exploitability.json`."
-              + (f" Not at the protocol's size (marked in their cards): {', '.join(nonconforming)}." if nonconforming
-                 else "")
-              + (f" Runs that stopped before every game was measured: {', '.join(partial)}." if partial else "")]
+              + (f" †: not at the protocol's size, a shorter run's score (games per gauntlet member: "
+                 f"{', '.join(shorter)}; the protocol plays {GAMES})."
+                 if shorter else "")
+              + (f" Protocol runs still going on, not every game measured yet: {', '.join(partial)}." if partial
+                 else "")]
     # how each measurement was taken, where its file says (a shared machine, a smaller budget)
     notes = [f"`{a}`'s card: {c['note']}" for a, c in sorted(recorded.items()) if c.get("note")]
     notes += sorted({f"exploitability: {r['note']}" for r in by.values() if r.get("note")})

@@ -128,6 +128,31 @@ def test_the_command_prints_and_writes_a_score_card_and_marks_quick_as_not_the_p
     assert "not both" in capsys.readouterr().err
 
 
+def test_a_stopped_run_is_continued_with_only_the_games_it_lacks_and_the_same_card(tmp_path, capsys):
+    path = tmp_path / "card.json"
+    first = benchmark.benchmark("random", games=2, only=["hot"], timing=False, progress=False, out=path)
+    recorded = json.loads(path.read_text())
+    assert benchmark.main(["random", "--games", "2", "--no-timing", "--out", str(path), "--resume",
+                           "--no-progress"]) == 0
+    card = json.loads(path.read_text())
+    assert list(card["games"]) == list(benchmark.TABLES), "every game, in the protocol's order"
+    assert card["games"]["hot_v0"] == recorded["games"]["hot_v0"], "the recorded game is not played again"
+    assert card["complete"] and first["complete"]
+    whole = benchmark.benchmark("random", games=2, only=["golf", "hot"], timing=False, progress=False)
+    for name in ("golf_v0", "hot_v0"):
+        assert json.dumps(benchmark.results_part(card)["games"][name], sort_keys=True) == json.dumps(
+            benchmark.results_part(whole)["games"][name], sort_keys=True), "the same as one run's card"
+
+    capsys.readouterr()
+    assert benchmark.main(["random", "--games", "3", "--out", str(path), "--resume"]) == 2
+    assert "its games_per_member is 2, this run's 3" in capsys.readouterr().err
+    assert benchmark.main(["heuristic", "--games", "2", "--out", str(path), "--resume"]) == 2
+    assert "its agent is 'random'" in capsys.readouterr().err
+    assert json.loads(path.read_text()) == card, "a refused run leaves the card alone"
+    assert benchmark.main(["random", "--quick", "--resume"]) == 2
+    assert "give --out" in capsys.readouterr().err
+
+
 def test_retiming_a_card_measures_its_timing_anew_and_keeps_its_results_bit_for_bit(tmp_path, capsys):
     card = benchmark.benchmark("random", games=2, only=["golf", "hot"], progress=False)
     card["note"] = "timed with other work on the machine"
@@ -167,9 +192,9 @@ def test_the_readme_leaderboard_is_generated_from_the_recorded_score_cards():
 def test_the_recorded_search_defaults_kept_their_budget_on_a_quiet_machine(kind):
     """The defaults were chosen within 100 ms a decision on one core; the committed cards say so
     when their timing was measured with at most one core's worth of other work on the machine."""
-    card = json.loads((ROOT / "benchmarks" / "scorecards" / f"{kind}.json").read_text())
-    assert set(card["games"]) == set(benchmark.TABLES)
-    for name, part in card["games"].items():
+    shown = leaderboard.measured()[kind]
+    assert set(shown) == set(benchmark.TABLES)
+    for name, (_, part) in shown.items():
         assert part["agent"]["spec"] == kind, "the card measures the default, no keys"
         timing = part["timing"]
         assert timing["load_before"] <= 1.0, f"{name}: timed on a busy machine, re-measure with --retime"
@@ -187,7 +212,22 @@ def test_the_leaderboard_shows_what_was_measured_and_says_what_was_not(tmp_path)
     assert f"{card['games']['golf_v0']['score']:+.2f}" in golf and "not measured" in golf
     assert "**+0.25 [+0.10, +0.40]**, 15 min" in golf
     assert "not measured" in next(line for line in md.splitlines() if line.startswith("| `hot_v0`"))
-    assert "Not at the protocol's size" in md
+    assert "†" in golf and "`random` 2; the protocol plays 200" in md, "a 2-game card is not the protocol"
+    assert "not every game measured yet" not in md
+
+    protocol = dict(card, conforms=True, complete=False, agent="pimc")
+    shorter = dict(card, agent="pimc", games={"golf_v0": card["games"]["golf_v0"],
+                                              "hot_v0": dict(card["games"]["golf_v0"], score=0.5)})
+    (tmp_path / "pimc.json").write_text(json.dumps(protocol))
+    (tmp_path / leaderboard.SHORTER).mkdir()
+    (tmp_path / leaderboard.SHORTER / "pimc.json").write_text(json.dumps(shorter))
+    md = leaderboard.markdown(tmp_path, exploits)
+    rows = {line.split(" | ")[0]: line.split(" | ") for line in md.splitlines() if line.startswith("| `")}
+    pimc = 1 + leaderboard.AGENTS.index("pimc")
+    assert "†" not in rows["| `golf_v0`"][pimc], "the protocol's card wins where it has the game"
+    assert "+0.50 [" in rows["| `hot_v0`"][pimc] and "†" in rows["| `hot_v0`"][pimc]
+    assert "not measured" in rows["| `guilders_v0`"][pimc]
+    assert "`pimc` 2, `random` 2; the protocol plays 200" in md and "not every game measured yet: pimc" in md
 
 
 # ------------------------------------------------------------------------------ exploitability
