@@ -112,7 +112,8 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
     used = {id(card): card for games in shown.values() for card, _ in games.values()}.values()
     machines = sorted({c.get("machine", "?") for c in used})
     shorter = sorted({f"`{c['agent']}` {c['games_per_member']}" for c in used if not c.get("conforms")})
-    partial = sorted(a for a, c in recorded.items() if c.get("complete") is False)
+    partial = sorted(a for a, c in recorded.items()
+                     if c.get("conforms") and not set(TABLES) <= set(c.get("games", {})))
     lines += ["", f"Measured on {', '.join(machines) or 'no machine yet'}; score cards in `benchmarks/scorecards/`, "
               "exploitability in `benchmarks/exploitability.json`."
               + (f" †: not at the protocol's size, a shorter run's score (games per gauntlet member: "

@@ -215,7 +215,7 @@ def test_the_leaderboard_shows_what_was_measured_and_says_what_was_not(tmp_path)
     assert "†" in golf and "`random` 2; the protocol plays 200" in md, "a 2-game card is not the protocol"
     assert "not every game measured yet" not in md
 
-    protocol = dict(card, conforms=True, complete=False, agent="pimc")
+    protocol = dict(card, conforms=True, complete=True, agent="pimc")
     shorter = dict(card, agent="pimc", games={"golf_v0": card["games"]["golf_v0"],
                                               "hot_v0": dict(card["games"]["golf_v0"], score=0.5)})
     (tmp_path / "pimc.json").write_text(json.dumps(protocol))
