@@ -133,15 +133,15 @@ def time_agent(spec: str, env_name: str, table: dict, games: int = TIMING_GAMES)
     from training.evaluate import tournament
     from training.games import load_agent
 
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     timed = Timed(load_agent(spec, TIMING_SEED))
+    cpu, wall = time.process_time(), time.perf_counter()
     tournament(env_name, [timed, "heuristic"], games, table, seed=TIMING_SEED, workers=1, field=True,
                names=[spec, "heuristic"])
-    out = {"ms_per_decision": round(1000 * timed.seconds / max(1, timed.decisions), 2),
-           "decisions": timed.decisions, "games": games}
-    if load is not None:  # the machine's 1-minute load average as timing began (other work slows it)
-        out["load_before"] = round(load, 2)
-    return out
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    # the share of a core this process got while timing: about 1 on a quiet machine, well below
+    # when other work took turns on its core (and the milliseconds are then too high)
+    return {"ms_per_decision": round(1000 * timed.seconds / max(1, timed.decisions), 2),
+            "decisions": timed.decisions, "games": games, "cpu_share": round(cpu / max(wall, 1e-9), 2)}
 
 
 def retime(path: str | Path, progress: bool = True) -> dict:
