@@ -149,13 +149,9 @@ def retime(path: str | Path, progress: bool = True) -> dict:
     of it, and write the card back: the timing depends on the machine and on what else runs
     there, the results do not, so they are kept bit for bit. The card records when and where
     (``timing_measured``); a ``note`` on how it was measured no longer applies and is dropped."""
-    path = Path(path)
-    try:
-        card = json.loads(path.read_text())
-        spec, games = card["agent"], card["games"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"{path}: not a score card written by python -m training.benchmark ({e})") from None
-    for env_name, part in games.items():
+    card = read(path)
+    spec = card["agent"]
+    for env_name, part in card["games"].items():
         part["timing"] = time_agent(spec, env_name, part["table"])
         if progress:
             print(f"  {env_name}: {spec} {part['timing']['ms_per_decision']:.2f} ms per decision", file=sys.stderr,
@@ -237,7 +233,7 @@ def benchmark(spec: str, games: int | None = None, only: Sequence[str] | None = 
         if out is None:
             raise ValueError("resume continues the score card at out: give --out CARD.json")
         if Path(out).exists():
-            card = resumable(card, out)
+            card = resumable(card, out, timing)
         envs = [g for g in envs if g not in card["games"]]
         if progress and card["games"]:
             print(f"{out}: continuing; recorded already: {', '.join(card['games'])}", file=sys.stderr, flush=True)
@@ -256,22 +252,18 @@ def benchmark(spec: str, games: int | None = None, only: Sequence[str] | None = 
     return card
 
 
-def resumable(fresh: dict, path: str | Path) -> dict:
+def resumable(fresh: dict, path: str | Path, timing: bool = True) -> dict:
     """The card recorded at ``path``, to be continued by the run whose new card is ``fresh``:
     refused (ValueError naming the difference) unless both measure the same agent under the same
-    protocol, number of games and gauntlet."""
-    try:
-        card = json.loads(Path(path).read_text())
-        card["games"].items()
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        raise ValueError(f"{path}: not a score card written by python -m training.benchmark ({e})") from None
+    protocol, number of games and gauntlet (and, when ``timing``, on the same machine)."""
+    card = read(path)
     for key in ("protocol", "agent", "games_per_member", "quick", "gauntlet"):
         if card.get(key) != fresh[key]:
             raise ValueError(f"{path} cannot be continued by this run: its {key} is {card.get(key)!r}, this "
                              f"run's {fresh[key]!r} (write another --out, or run it with the card's settings)")
     if card.get("conforms") != fresh["conforms"]:
         raise ValueError(f"{path} cannot be continued by this run: it was played at other tables")
-    if card.get("machine") != fresh["machine"]:
+    if timing and card.get("machine") != fresh["machine"]:
         raise ValueError(f"{path} was timed on {card.get('machine')!r}, this is {fresh['machine']!r}: continue it "
                          "there (a card's milliseconds per decision come from one machine)")
     card["date"], card["versions"] = fresh["date"], fresh["versions"]
@@ -284,6 +276,16 @@ def write(card: dict, path: str | Path) -> None:
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(jsonable(card), indent=1) + "\n")
+
+
+def read(path: str | Path) -> dict:
+    """The score card recorded at ``path``; a ValueError says so when it is not one."""
+    try:
+        card = json.loads(Path(path).read_text())
+        card["agent"], card["games"].items()
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"{path}: not a score card written by python -m training.benchmark ({e})") from None
+    return card
 
 
 def results_part(card: dict) -> dict:
