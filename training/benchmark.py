@@ -144,15 +144,27 @@ def time_agent(spec: str, env_name: str, table: dict, games: int = TIMING_GAMES)
             "decisions": timed.decisions, "games": games, "cpu_share": round(cpu / max(wall, 1e-9), 2)}
 
 
-def retime(path: str | Path, progress: bool = True) -> dict:
+def retime(path: str | Path, progress: bool = True, only: Sequence[str] | None = None) -> dict:
     """Measure a recorded score card's milliseconds per decision anew on this machine, every game
-    of it, and write the card back: the timing depends on the machine and on what else runs
-    there, the results do not, so they are kept bit for bit. The card records when and where
-    (``timing_measured``); a ``note`` on how it was measured no longer applies and is dropped."""
+    of it (or ``only`` these), and write the card back: the timing depends on the machine and on
+    what else runs there, the results do not, so they are kept bit for bit. The card records when
+    and where (``timing_measured``, and each timing measured anew its ``measured`` date); a
+    ``note`` on how it was measured no longer applies and is dropped."""
+    from card_envs.cli import game_name
+
     card = read(path)
     spec = card["agent"]
-    for env_name, part in card["games"].items():
+    envs = list(card["games"])
+    if only:
+        envs = [game_name(g) for g in only]
+        missing = [e for e in envs if e not in card["games"]]
+        if missing:
+            raise ValueError(f"{path}: no {', '.join(missing)} in this score card to re-time; it has "
+                             f"{', '.join(card['games'])}")
+    for env_name in envs:
+        part = card["games"][env_name]
         part["timing"] = time_agent(spec, env_name, part["table"])
+        part["timing"]["measured"] = _dt.datetime.now().isoformat(timespec="seconds")
         if progress:
             print(f"  {env_name}: {spec} {part['timing']['ms_per_decision']:.2f} ms per decision", file=sys.stderr,
                   flush=True)
@@ -332,14 +344,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "playing only the games it lacks")
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--retime", nargs="+", metavar="CARD", help="measure these score cards' milliseconds per "
-                    "decision anew on this machine (their results stay as they are) and rewrite them")
+                    "decision anew on this machine, every game or --only these (their results stay as they "
+                    "are), and rewrite them")
     args = ap.parse_args(argv)
     if (args.spec is None) == (args.retime is None):
         ap.error("give an agent spec to benchmark, or --retime CARD.json ...")
     try:
         if args.retime:
             for path in args.retime:
-                card = retime(path, progress=not args.no_progress)
+                card = retime(path, progress=not args.no_progress, only=args.only)
                 print(text(card))
                 print(f"rewrote {path}")
             return 0

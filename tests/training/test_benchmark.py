@@ -172,6 +172,17 @@ def test_retiming_a_card_measures_its_timing_anew_and_keeps_its_results_bit_for_
     assert "note" not in again and again["timing_measured"]["machine"] == benchmark.machine()
     assert list(again["games"]) == ["golf_v0", "hot_v0"]
 
+    again["games"]["hot_v0"]["timing"]["ms_per_decision"] = 999.0
+    benchmark.write(again, path)
+    assert benchmark.main(["--retime", str(path), "--only", "hot", "--no-progress"]) == 0
+    once_more = json.loads(path.read_text())
+    assert once_more["games"]["golf_v0"]["timing"] == again["games"]["golf_v0"]["timing"], "only hot re-timed"
+    assert once_more["games"]["hot_v0"]["timing"]["ms_per_decision"] < 999.0
+    assert "measured" in once_more["games"]["hot_v0"]["timing"]
+    assert benchmark.main(["--retime", str(path), "--only", "guilders", "--no-progress"]) == 2
+    assert "no guilders_v0 in this score card to re-time; it has golf_v0, hot_v0" in capsys.readouterr().err
+    assert json.loads(path.read_text()) == once_more, "a refused re-timing leaves the card alone"
+
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2]")
     assert benchmark.main(["--retime", str(bad)]) == 2
