@@ -17,7 +17,9 @@ Specs: ``KIND[:ARG][,FLAG...]``
 ``random``                       uniform over the legal actions
 ``heuristic``                    the rule-based player (plays by the table's options it is told)
 ``ppo``                          the PPO policy shipped for the game (``agents/pretrained``)
-``ppo:PATH``                     a policy ``.zip``, or a training run folder (its ``final.zip``)
+``ppo:PATH``                     a policy ``.zip``, or a training run folder (its ``final.zip``),
+                                 read as data (a zip holding only SB3's pickle is refused:
+                                 ``agents/ppo.py`` says how to convert one you trust)
 ``rllib:PATH``                   an RLlib run folder or checkpoint (``agents/rllib_agent.py``)
 ``py:package.module:Class``      any agent class (``py:path/to/file.py:Class`` works too),
                                  built as ``Class(seed=seed)`` when it takes ``seed``, else

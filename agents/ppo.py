@@ -33,8 +33,17 @@ Inference runs in numpy on the CPU. A policy file is the zip that stable-baselin
   size, number of actions, activation, training steps, seed);
 - ``card_envs_policy.npz``: the actor's weights (the policy MLP and the action head).
 
-With both present, loading needs numpy only, not torch. A zip without them (a MaskablePPO saved
-by other code) is loaded through sb3-contrib and its actor is copied into numpy.
+With both present, loading needs numpy only, not torch, and **reads data only**: the weights as
+numpy arrays (``numpy.load(..., allow_pickle=False)``: an array of Python objects is refused) and
+the settings as JSON. Nothing in the file can run code, so a policy someone sent loads as safely
+as the shipped ones. SB3's own members (``data``, ``policy.pth``, ...) are never read here.
+
+A zip without the two members (a MaskablePPO saved by other code) can only be read through
+SB3's loader, which unpickles the ``data`` member: loading it runs whatever code the pickle
+names. ``load_policy``, :class:`PPOAgent` and ``agents.load("ppo:FILE")`` refuse such a file
+unless told to trust it (``trust_pickle=True`` in Python; on the command line, convert it once:
+``python -m agents.ppo export SB3.zip POLICY.zip --trust-pickle`` writes a data-only copy).
+Trust only a file you made yourself or got from someone you trust.
 
 The pretrained policy for a game is ``agents/pretrained/<env_name>.zip``; a game without one
 raises a FileNotFoundError that says how to train one.
@@ -44,6 +53,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 import warnings
 import zipfile
 from pathlib import Path
@@ -209,8 +219,15 @@ def read_metadata(path: str | Path) -> dict:
         return json.loads(z.read(META_MEMBER))
 
 
-def load_policy(path: str | Path) -> tuple[MaskedPolicy, dict]:
-    """The actor and metadata of a policy file."""
+#: the largest data member a policy file may hold, unpacked (a zip bomb is refused unread)
+MAX_MEMBER_BYTES = 512 * 1024 * 1024
+
+
+def load_policy(path: str | Path, trust_pickle: bool = False) -> tuple[MaskedPolicy, dict]:
+    """The actor and metadata of a policy file, read as data: the ``card_envs.json`` settings and
+    the ``card_envs_policy.npz`` weights (no pickle). A zip holding only SB3's pickled members is
+    refused with a ValueError that says how to convert it, unless ``trust_pickle`` (then SB3's
+    loader reads it, running whatever code its pickle names)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no policy file at {path}")
@@ -218,21 +235,49 @@ def load_policy(path: str | Path) -> tuple[MaskedPolicy, dict]:
         with zipfile.ZipFile(path) as z:
             names = z.namelist()
             if META_MEMBER in names and WEIGHTS_MEMBER in names:
-                meta = json.loads(z.read(META_MEMBER))
-                with np.load(io.BytesIO(z.read(WEIGHTS_MEMBER))) as arrays:
-                    return MaskedPolicy.from_arrays(arrays, meta.get("activation", "Tanh")), meta
+                return _read_data_members(path, z)
     except zipfile.BadZipFile as e:
         raise ValueError(f"{path} is not a policy file (not a zip)") from e
-    from sb3_contrib import MaskablePPO  # a MaskablePPO zip saved by other code
+    if not trust_pickle:
+        raise ValueError(
+            f"{path} has no card_envs data members ({META_MEMBER}, {WEIGHTS_MEMBER}): it is a stable-baselines3 "
+            "zip, which can only be read by unpickling it, and a pickle can run any code. If you trust the file, "
+            f"convert it once: python -m agents.ppo export {path} POLICY.zip --trust-pickle "
+            "(in Python: load_policy(path, trust_pickle=True))"
+        )
+    from sb3_contrib import MaskablePPO  # a MaskablePPO zip saved by other code, trusted by the caller
 
     model = MaskablePPO.load(path, device="cpu")
     return MaskedPolicy.from_sb3(model.policy), {}
 
 
-def export_policy(src: str | Path, dst: str | Path, **extra_meta: Any) -> Path:
+def _read_data_members(path: Path, z: zipfile.ZipFile) -> tuple[MaskedPolicy, dict]:
+    for name in (META_MEMBER, WEIGHTS_MEMBER):
+        if z.getinfo(name).file_size > MAX_MEMBER_BYTES:
+            raise ValueError(f"{path}: member {name} unpacks to more than {MAX_MEMBER_BYTES} bytes; not a policy file")
+    try:
+        meta = json.loads(z.read(META_MEMBER))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{path}: {META_MEMBER} is not JSON ({type(e).__name__})") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: {META_MEMBER} must hold a JSON object")
+    activation = meta.get("activation", "Tanh")
+    if activation not in _ACTIVATIONS:
+        raise ValueError(f"{path}: activation {activation!r} is not supported; supported: {sorted(_ACTIVATIONS)}")
+    try:
+        with np.load(io.BytesIO(z.read(WEIGHTS_MEMBER)), allow_pickle=False) as arrays:
+            return MaskedPolicy.from_arrays(arrays, activation), meta
+    except (ValueError, KeyError, OSError, zipfile.BadZipFile) as e:
+        # allow_pickle=False refuses an array of Python objects (a pickle) with a ValueError
+        raise ValueError(f"{path}: {WEIGHTS_MEMBER} is not a policy's weights (numeric arrays): "
+                         f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
+
+
+def export_policy(src: str | Path, dst: str | Path, trust_pickle: bool = False, **extra_meta: Any) -> Path:
     """A small agent-only copy of a policy file: just ``card_envs.json`` and the numpy actor
-    (what ``agents/pretrained`` ships; not loadable by SB3 for further training)."""
-    policy, meta = load_policy(src)
+    (what ``agents/pretrained`` ships; not loadable by SB3 for further training). A source with
+    only SB3's pickled members needs ``trust_pickle`` (see :func:`load_policy`)."""
+    policy, meta = load_policy(src, trust_pickle=trust_pickle)
     return write_policy_file(dst, policy, {**meta, **extra_meta})
 
 
@@ -284,13 +329,16 @@ class PPOAgent:
     ``path=None`` takes the pretrained policy of whichever game it is asked about
     (``agents/pretrained/<env_name>.zip``); a path is a policy file or a training run folder.
     ``deterministic`` (default True: argmax) or sampling; ``any_table`` skips the comparison of
-    the table's options with the training options in :meth:`start_game`.
+    the table's options with the training options in :meth:`start_game` (a table whose
+    observations or actions have another size than the policy's is refused all the same: the
+    policy cannot read it). ``trust_pickle``: also read a file holding only SB3's pickled
+    members (see :func:`load_policy`; never for a file you did not make or cannot trust).
     """
 
     name = "ppo"
 
     def __init__(self, path: str | Path | None = None, deterministic: bool = True, seed: int | None = None,
-                 any_table: bool = False):
+                 any_table: bool = False, trust_pickle: bool = False):
         self.path = None if path is None else resolve_policy_file(path)
         self.deterministic = bool(deterministic)
         self.any_table = bool(any_table)
@@ -300,7 +348,7 @@ class PPOAgent:
         self._fixed: tuple[MaskedPolicy, dict] | None = None
         self._base = "ppo" if path is None else f"ppo:{path}"
         if self.path is not None:
-            self._fixed = load_policy(self.path)
+            self._fixed = load_policy(self.path, trust_pickle=trust_pickle)
         self.name = self.spec()
 
     @classmethod
@@ -359,17 +407,18 @@ class PPOAgent:
         """Refuse (ValueError) a table whose options differ from the policy's training options,
         naming each differing option with both values, unless ``any_table``."""
         policy, meta = self.policy_for(env_name)  # the wrong game, or no shipped policy, fails here
-        if self.any_table:
-            return
         key = (env_name, json.dumps(dict(config or {}), sort_keys=True, default=repr))
         if key in self._tables_ok:
             return
-        from agents.base import check_training_table
-
         file = self.policy_file(env_name)
         who = f"the PPO policy {file}" if file is not None else f"the PPO policy {self.name!r}"
-        hint = f"{self._base},any_table" if file is not None or self._base.startswith("ppo") else "any_table=True"
-        check_training_table(who, env_name, config, meta, hint)
+        if self.any_table:
+            _check_sizes(who, policy, env_name, config)
+        else:
+            from agents.base import check_training_table
+
+            hint = f"{self._base},any_table" if file is not None or self._base.startswith("ppo") else "any_table=True"
+            check_training_table(who, env_name, config, meta, hint)
         self._tables_ok.add(key)
 
     def end_game(self, observation: dict, reward: float, info: dict) -> None:
@@ -385,6 +434,19 @@ class PPOAgent:
                 f"options {config}), got size {len(x)}: the table's configuration differs"
             )
         return policy.choose(x, observation["action_mask"], self.deterministic, self.rng)
+
+
+def _check_sizes(who: str, policy: MaskedPolicy, env_name: str, config: dict | None) -> None:
+    """A ValueError unless the table's observations and actions have the policy's sizes (a policy
+    played at any table still reads only vectors of the size it was trained on)."""
+    import card_envs
+
+    options = {k: v for k, v in dict(config or {}).items() if k != "render_mode"}
+    raw = card_envs.ENVIRONMENTS[env_name].raw_env(**options)
+    obs, actions = raw.observation_layout.size, int(raw.action_space(raw.possible_agents[0]).n)
+    if (obs, actions) != (policy.obs_size, policy.num_actions):
+        raise ValueError(f"{who} cannot play this {env_name} table even with any_table: it reads observations of "
+                         f"size {policy.obs_size} and {policy.num_actions} actions, the table has {obs} and {actions}")
 
 
 def publish_run(run_dir: str | Path, command: str, note: str, dst_dir: str | Path = PRETRAINED_DIR) -> list[Path]:
@@ -411,7 +473,7 @@ def publish_run(run_dir: str | Path, command: str, note: str, dst_dir: str | Pat
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.ppo export RUN/final.zip agents/pretrained/<env_name>.zip``;
+    """``python -m agents.ppo export RUN/final.zip agents/pretrained/<env_name>.zip [--trust-pickle]``;
     ``python -m agents.ppo publish RUN_DIR --command "..."`` (ships a run as the pretrained policy)."""
     import argparse
 
@@ -421,6 +483,9 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("src")
     ex.add_argument("dst")
     ex.add_argument("--note", help="free text stored in the metadata (e.g. the command that trained it)")
+    ex.add_argument("--trust-pickle", action="store_true",
+                    help="read a zip that holds only SB3's pickled members (unpickling runs code: only for a "
+                         "file you trust); the copy written is data only")
     info = sub.add_parser("info", help="print a policy file's metadata")
     info.add_argument("path")
     pub = sub.add_parser("publish", help="ship a run folder as its game's pretrained policy (agents/pretrained)")
@@ -431,12 +496,20 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "export":
         extra = {"note": args.note} if args.note else {}
-        print(export_policy(args.src, args.dst, **extra))
+        try:
+            print(export_policy(args.src, args.dst, trust_pickle=args.trust_pickle, **extra))
+        except (ValueError, FileNotFoundError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     elif args.cmd == "publish":
         for path in publish_run(args.run_dir, args.command, args.note, args.dst):
             print(path)
     else:
-        print(json.dumps(load_policy(args.path)[1], indent=2))
+        try:
+            print(json.dumps(load_policy(args.path)[1], indent=2))
+        except (ValueError, FileNotFoundError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     return 0
 
 

@@ -347,6 +347,15 @@ class CardGameEnv(AECEnv):
         (``"commits"``). Anything shown to a seat other than the actor uses this."""
         return self.rules.public_action(self.game_state, self._check_range(action))
 
+    def reveals_choices(self, action: int) -> bool:
+        """Whether applying ``action`` (by the agent to act) makes every hidden choice made so far
+        public, so that what each seat chose may be named to everyone: in Collector and Hot the
+        last commitment of a phase, in Fiddlesticks the last swap pick (each seat's picks show as
+        its face-up cards, though not their order). A game whose choices are all made in the open
+        has none (its rules need no ``reveals_choices``)."""
+        reveals = getattr(self.rules, "reveals_choices", None)
+        return bool(reveals(self.game_state, self._check_range(action))) if reveals is not None else False
+
     def string_to_action(self, text: str) -> int:
         """The action index of a name (as :meth:`action_to_string` spells it) in the current phase."""
         if not isinstance(text, str):

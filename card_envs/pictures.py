@@ -86,13 +86,16 @@ class Group:
     """Cards under a caption. ``slots``: the width reserved, in cards (more cards fan out to fit;
     default: as many as ``cards``, at least 1). ``columns``: lay the cards out in lines of this
     many (a Golf grid, the Domino layout); the number of lines is then fixed by ``len(cards)``.
-    ``marks``: indices of cards to frame (a closed Golf column, the card just played)."""
+    ``marks``: indices of cards to frame (a closed Golf column, the card just played).
+    ``numbers``: a label for each place, drawn small at its corner: the position an action names
+    (Golf's ``replace 3``, Fiddlesticks' ``blind 2``)."""
 
     caption: str
     cards: Sequence[Item] = ()
     slots: int | None = None
     columns: int | None = None
     marks: Sequence[int] = ()
+    numbers: Sequence[str] | None = None
 
     @property
     def lines(self) -> int:
@@ -353,6 +356,15 @@ def _draw_group(img: Image.Image, d: ImageDraw.ImageDraw, g: Group, x0: int, y0:
         img.paste(s, (x, y), s)
         if i in marks:
             d.rounded_rectangle([x - 2, y - 2, x + CARD_W + 1, y + CARD_H + 1], radius=5, outline=GOLD, width=2)
+        if g.numbers is not None and i < len(g.numbers):
+            _badge(d, g.numbers[i], x + CARD_W - 1, y + CARD_H - 1)
+
+
+def _badge(d: ImageDraw.ImageDraw, text: str, right: int, bottom: int) -> None:
+    """A small label on a dark disc, its corner at (right, bottom): a place's number."""
+    w = max(11, int(math.ceil(font(10).getlength(text))) + 5)
+    d.rounded_rectangle([right - w, bottom - 12, right, bottom], radius=5, fill=FELT_DARK, outline=GOLD)
+    d.text((right - w / 2, bottom - 6), text, font=font(10), fill=GOLD, anchor="mm")
 
 
 # ------------------------------------------------------------------------------- helpers for games

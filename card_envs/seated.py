@@ -7,7 +7,11 @@ person (a notebook, a web table) shows the same ones. Each is made from the pers
   Collector or Hot commitment, a Fiddlesticks swap pick) is only "commits" or "picks a card";
   what was chosen shows in the person's view once the rules reveal it;
 - the table as the person's seat sees it (``render_view``) and the names of its legal actions;
-- at the end, the person's final table and result (scores and ranks are public then).
+- the hidden choices of the other seats once the rules make them public (the commitments of a
+  Collector or Hot phase when its last one is made, the Fiddlesticks swap picks when the swap
+  ends), as ``player_1 revealed: play 7``;
+- at the end, the person's final table and result (scores and ranks are public then), and whether
+  the game ended by its rules or was cut short by a turn or round limit.
 
 Every text carries ``step``, the number of actions applied when it was made: it may depend on
 nothing that happened later, and on no card the person's seat could not see then. The tests in
@@ -59,9 +63,14 @@ class SeatedGame:
         self.result: dict | None = None  # the person's final info (score, rank) once the game is over
         self.legal: dict[int, str] = {}  # the person's legal actions and their names, on its turn
         #: every action applied, as the person saw it: (step, actor, name); another seat's hidden
-        #: choice is what the table saw ("commits"), the person's own is its name
+        #: choice is what the table saw ("commits"), the person's own is its name; once the rules
+        #: make the hidden choices public, an entry per seat ``revealed: play 7``
         self.moves: list[tuple[int, str, str]] = []
         self.over = False
+        #: how the game ended: "terminated" (by its rules) or "truncated" (cut short by a limit)
+        self.end: str | None = None
+        self._hidden: list[tuple[str, int, str]] = []  # other seats' hidden choices not yet public
+        self._unsaid: list[str] = []  # texts made while the person acted, said by the next advance
 
     # ----------------------------------------------------------------------------- the game
     def advance(self, limit: int | None = None) -> list[Shown]:
@@ -72,7 +81,8 @@ class SeatedGame:
         front end showing them one at a time calls ``advance(1)`` until :attr:`waiting` is
         False)."""
         env, raw, me = self.env, self.raw, self.person
-        shown: list[Shown] = []
+        shown: list[Shown] = [Shown(self.steps, text) for text in self._unsaid]
+        self._unsaid = []
         say = lambda text: shown.append(Shown(self.steps, text))  # noqa: E731
         while env.agents:
             agent = env.agent_selection
@@ -80,10 +90,13 @@ class SeatedGame:
             self.total[agent] += reward
             if term or trunc:
                 self.final[agent] = (obs, dict(info))
+                if self.end is None:
+                    self.end = "terminated" if term else "truncated"
                 if agent == me:
                     self.result = info
                     say(raw.render_view(me))
-                    say(f"Game over: your score {info.get('score')}, rank {info.get('rank')}, "
+                    cut = "" if term else " (cut short by the table's turn or round limit: no one finished by the rules)"
+                    say(f"Game over{cut}: your score {info.get('score')}, rank {info.get('rank')}, "
                         f"reward {self.total[me]:+.3f}")
                 env.step(None)
                 continue
@@ -92,8 +105,13 @@ class SeatedGame:
                     return shown
                 action = self.players[agent].act(obs, agent, self.env_name)
                 say(self.caption(agent, action))
-                self.moves.append((self.steps, agent, self.raw.public_action_to_string(action)))
-                self._apply(action)
+                public = self.raw.public_action_to_string(action)
+                self.moves.append((self.steps, agent, public))
+                private = self.raw.action_to_string(action)
+                if public != private:
+                    self._hidden.append((agent, int(action), private))
+                for text in self._apply(action):
+                    say(text)
                 limit = None if limit is None else limit - 1
                 continue
             self.legal = {int(a): raw.action_to_string(int(a)) for a in np.flatnonzero(obs["action_mask"])}
@@ -134,7 +152,7 @@ class SeatedGame:
             raise ValueError(f"action {action!r} is not legal now; legal: " + ", ".join(self.legal.values()))
         self.legal = {}
         self.moves.append((self.steps, self.person, self.raw.action_to_string(action)))
-        self._apply(action)
+        self._unsaid += self._apply(action)
 
     @property
     def waiting(self) -> bool:
@@ -142,8 +160,21 @@ class SeatedGame:
         actions to choose from yet): :meth:`advance` plays on."""
         return not self.over and not self.legal
 
-    def _apply(self, action: int) -> None:
+    def _apply(self, action: int) -> list[str]:
+        """Apply ``action``; the texts of the hidden choices it made public (``player_1
+        revealed: play 7``), each also added to :attr:`moves`."""
+        public = self.raw.reveals_choices(action)
         if self.recorder is not None:
             self.recorder.add(action)
         self.env.step(action)
         self.steps += 1
+        if not public or not self._hidden:
+            return []
+        texts = []
+        for seat in self.env.possible_agents:  # seat order; a seat's several picks by action index,
+            names = [name for _, _, name in sorted(h for h in self._hidden if h[0] == seat)]  # never their order
+            if names:
+                self.moves.append((self.steps, seat, "revealed: " + ", ".join(names)))
+                texts.append(f"{seat} revealed: " + ", ".join(names))
+        self._hidden = []
+        return texts

@@ -3,7 +3,8 @@
 The centre: the stock, the pile's top card with its size and top run, and the ranks cleared
 from play. One band per seat: its hand (cards everybody knows it holds, from a forced pick-up,
 face up; the rest as backs; the whole hand face up in that seat's own picture), its face-up
-row, its face-down cards as backs, and its place once out. Fiddlesticks' views hold ranks only
+row, its face-down cards as backs (their places numbered as ``blind N`` names them), and its
+place once out. Fiddlesticks' views hold ranks only
 (suits never matter), so cards show their rank. In the SWAP phase each pick is part of a hidden
 commitment: the picture's last action then says only that a card was picked.
 """
@@ -60,6 +61,7 @@ def scene(rules, state, observer: int, private: bool) -> P.Table:
         seats.append(P.Row(label, [
             P.Group(caption, hand, slots=HAND_SLOTS),
             P.Group("face up", P.faces_from_counts(v.face_up[k], RANK_NAMES), slots=NUM_SLOTS),
-            P.Group("face down", [P.BACK if b else P.GAP for b in v.face_down[k]], slots=NUM_SLOTS),
+            P.Group("face down", [P.BACK if b else P.GAP for b in v.face_down[k]], slots=NUM_SLOTS,
+                    numbers=[str(j) for j in range(NUM_SLOTS)]),
         ], highlight=v.to_act == k))
     return P.Table("Fiddlesticks", [head], [centre], seats, seat_columns=1 if n <= 4 else 2)

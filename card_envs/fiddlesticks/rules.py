@@ -570,6 +570,13 @@ class FiddlesticksRules:
         z["cleared"] = list(s.cleared)
         return z
 
+    def reveals_choices(self, s: FiddlesticksState, action: int) -> bool:
+        """Whether ``action`` is the last SWAP pick of all: then every player's face-up cards show,
+        and with them what each one picked (not in which order)."""
+        p = s.current_player
+        return (p >= 0 and s.phase == SWAP and s.swap_picks[p] == NUM_SLOTS - 1
+                and (p + 1) % self.num_players == s.first)
+
     def reveals(self, s: FiddlesticksState, action: int, seat: int) -> bool:
         """Does applying ``action`` in ``s`` turn up, to ``seat``, a card it could not see before?
 

@@ -3,7 +3,7 @@
 The centre: the stock (its size; after a rebuild, the ranks known to be in it), the discard
 pile's top card and the card in hand (face up when it came from the discard pile, or in the
 drawer's own picture). One band per seat: its 2 × 3 grid (face-down cards as backs, closed
-columns framed), its total and last round's score, the dealer and the player who triggered the
+columns framed, each place numbered 0-5 row by row as ``flip N`` and ``replace N`` name it), its total and last round's score, the dealer and the player who triggered the
 final turns. Golf's views hold ranks only (suits never matter), so cards show their rank.
 """
 
@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from card_envs import pictures as P
 from card_envs.golf.view import RANK_NAMES, _counts_text, view
+
+
+#: each grid place's number, as ``flip N`` and ``replace N`` name it (row by row)
+POSITIONS = tuple(str(i) for i in range(6))
 
 
 def _face(r: int | None):
@@ -57,6 +61,6 @@ def scene(rules, state, observer: int, private: bool) -> P.Table:
         label = [who(k), f"total {v.totals[k]}", f"last round {v.last_round[k]}"]
         if k == v.dealer:
             label[0] += "  D"
-        seats.append(P.Row(label, [P.Group("", [_face(r) for r in v.grids[k]], columns=3, marks=closed)],
-                          highlight=v.to_act == k))
+        seats.append(P.Row(label, [P.Group("", [_face(r) for r in v.grids[k]], columns=3, marks=closed,
+                                           numbers=POSITIONS)], highlight=v.to_act == k))
     return P.Table("Golf", [head, trigger or known or " "], [centre], seats, seat_columns=2 if n <= 4 else 3)

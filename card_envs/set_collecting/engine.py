@@ -438,6 +438,11 @@ class SetRules:
         out["played"] = [c for c in s.played if c >= 0]
         return out
 
+    def reveals_choices(self, s: SetState, action: int) -> bool:
+        """Whether ``action`` is the last commitment of a phase: then every commitment of the phase
+        is revealed together (the played cards; the takes and draws)."""
+        return s.phase != OVER and s.pos + 1 == len(s.order)
+
     def reveals(self, s: SetState, action: int, seat: int):
         """Whether applying ``action`` (the current player's commitment) turns up, to ``seat``,
         something ``seat`` could not see before. Only the last commitment of a phase can:

@@ -4,7 +4,8 @@ The centre: the stock (its size, and the cards known at its bottom: played cards
 go there face up). One band per seat: its hand toward a set (the cards everybody knows it holds,
 taken from the table or seen drawn, face up; the rest as backs; the whole hand face up in that
 seat's own picture, and every hand once laid down), the card it revealed this round, whether it
-has committed (never what), its place. Hot adds the game totals, the dealer and the last deal's
+has committed (never what), its place. In a seat's own picture every other seat is also named by
+its offset from it (``+1``, ``+2``), as the take actions (``take 1``) name them. Hot adds the game totals, the dealer and the last deal's
 points. The views hold ranks only (suits never matter), so cards show their rank. Every action is
 a hidden commitment: the picture's last action says only that the seat committed (the rules'
 ``public_action``).
@@ -56,7 +57,8 @@ def scene(rules, state, observer: int, private: bool) -> P.Table:
             hand = P.faces_from_counts(v.known_cards[k], RANK_NAMES)
             hand += [P.BACK] * (v.hand_sizes[k] - len(hand))
             caption = "hand (known face up)"
-        label = [who(k), f"{v.hand_sizes[k]} cards"]
+        # in a seat's own picture the others are named by their offset too, as the takes name them
+        label = [who(k) + (f"  (+{k})" if private and k else ""), f"{v.hand_sizes[k]} cards"]
         if k == 0 and private:
             label.append(f"ranks held {sum(1 for r in range(NUM_RANKS) if v.hand[r])}/13")
         if deals:

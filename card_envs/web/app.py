@@ -3,6 +3,7 @@
 =======================================  ================================================
 ``GET  /``                               the page (HTML, one script, one style sheet)
 ``GET  /api/games``                      the games, their seats and options with defaults
+                                         and bounds, and the agents the server offers
 ``POST /api/tables``                     a new table: ``{"env", "options", "seat",
                                          "opponents", "seed"}`` -> the person's view
 ``GET  /api/tables/{id}``                the person's view now
@@ -11,54 +12,78 @@
 ``GET  /api/tables/{id}/record``         the finished game's record (one JSON line)
 ``POST /api/tables/{id}/close``          closes the table (also ``DELETE /api/tables/{id}``)
 ``GET  /api/records``                    the records to replay
-``POST /api/records``                    adds the records of a JSON Lines body
+``POST /api/records``                    ``{"name", "records"}``: adds the records of a
+                                         JSON Lines text
 ``GET  /api/records/{id}/steps/{k}``     record ``id`` at step ``k``, ``?seat=player_1``
                                          for that seat's view (default: a spectator's)
 =======================================  ================================================
 
-The person's view holds only what their seat sees (see :mod:`card_envs.web.tables`). Every
-refusal is a 4xx with ``{"error": one line}`` and changes nothing: 400 bad input (an unknown
-game, option, agent spec, an illegal action, a corrupted record line), 403 an action for another
-seat, 404 an unknown or closed table or record, 409 a request the game does not allow now (a
-stale or double click, not the person's turn, a game that has ended).
+Which requests reach these at all is :mod:`card_envs.web.guard`'s (the page's own, carrying its
+secret). The person's view holds only what their seat sees (see :mod:`card_envs.web.tables`).
+Every refusal is a 4xx with ``{"error": one line}`` and changes nothing: 400 bad input (an unknown
+game, option, an agent the server does not offer, a value past the web table's bounds, an illegal
+action, a corrupted record line, JSON nested too deeply), 403 an action for another seat (and the
+guard's refusals), 404 an unknown or closed table or record (saying why), 409 a request the game
+does not allow now (a stale or double click, not the person's turn, a game that has ended) or a
+table busy with a move, 413 a body too large; 503 when every table the server keeps is in play.
+Anything else is a 500 with one line, its details in the server's log.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
+import logging
+import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
-from card_envs.web.tables import Conflict, Forbidden, NotFound, Replays, Tables, game_catalogue
+from card_envs.web.guard import Guard, Hosts
+from card_envs.web.limits import MAX_BODY, json_object
+from card_envs.web.offer import Offer
+from card_envs.web.replays import Replays
+from card_envs.web.tables import Conflict, Forbidden, NotFound, Tables, Unavailable, game_catalogue
 
 STATIC = Path(__file__).resolve().parent / "static"
-#: the largest JSON or records body the server reads
-MAX_BODY = 8 * 1024 * 1024
+log = logging.getLogger("card_envs.web")
 
 
-def create_app(records: str | Path | None = None, tables: Tables | None = None, replays: Replays | None = None):
-    """The Starlette app; ``records``: a records file (JSON Lines) offered for replay."""
+def create_app(records: str | Path | None = None, tables: Tables | None = None, replays: Replays | None = None,
+               *, agents: Mapping[str, str] | None = None, host: str = "127.0.0.1",
+               allowed_hosts: tuple[str, ...] = (), access_token: str | None = None, secret: str | None = None):
+    """The Starlette app. ``records``: a records file (JSON Lines) offered for replay; ``agents``:
+    the agents the person names at start-up (name -> any agent spec), offered by name; ``host``:
+    the address the server is bound to (with ``allowed_hosts``, the names a request's ``Host``
+    may give); ``access_token``: required on every request where given (a server other machines
+    can reach); ``secret``: the page's secret for requests that change something (random by
+    default; ``app.state.secret``)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
+    from starlette.exceptions import HTTPException
     from starlette.requests import Request
-    from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+    from starlette.responses import JSONResponse, PlainTextResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    tables = Tables() if tables is None else tables
+    if tables is None:
+        tables = Tables(offer=Offer(agents))
+    elif agents:
+        raise ValueError("give the start-up agents to the Tables' offer (Tables(offer=Offer(agents))), not both")
     replays = Replays() if replays is None else replays
     if records is not None:
         path = Path(records)
         if not path.is_file():
             raise ValueError(f"no records file {str(path)!r}")
-        replays.add_text(path.read_text(encoding="utf-8"), source=path.name)
-    catalogue = game_catalogue()
+        replays.add_text(path.read_text(encoding="utf-8"), source=path.name, pinned=True)
+    catalogue = {"games": game_catalogue(), "agents": tables.offer.describe()}
+    secret = secrets.token_urlsafe(24) if secret is None else secret
+    page = (STATIC / "index.html").read_text(encoding="utf-8").replace("{{secret}}", secret)
 
     def error(status: int, text: str) -> JSONResponse:
-        return JSONResponse({"error": text.strip().splitlines()[0] if text.strip() else "bad request"}, status)
+        lines = str(text).strip().splitlines()
+        return JSONResponse({"error": lines[0] if lines else "bad request"}, status)
 
     def guarded(handler):
-        """Runs ``handler`` in a worker thread; a refusal becomes its 4xx."""
+        """``handler``, with a refusal as its 4xx and anything unexpected as a 500 line."""
 
         async def endpoint(request: Request) -> Response:
             try:
@@ -69,8 +94,15 @@ def create_app(records: str | Path | None = None, tables: Tables | None = None, 
                 return error(403, str(e))
             except Conflict as e:
                 return error(409, str(e))
+            except Unavailable as e:
+                return error(503, str(e))
             except ValueError as e:
                 return error(400, str(e))
+            except RecursionError:
+                return error(400, "the request is nested too deeply")
+            except Exception as e:  # noqa: BLE001  one line for the page, the details for the log
+                log.exception("the web table failed on %s %s", request.method, request.url.path)
+                return error(500, f"the server failed ({type(e).__name__}); its log has the details")
 
         return endpoint
 
@@ -78,55 +110,54 @@ def create_app(records: str | Path | None = None, tables: Tables | None = None, 
         raw = await request.body()
         if len(raw) > MAX_BODY:
             raise ValueError(f"the request is larger than {MAX_BODY} bytes")
-        try:
-            data = json.loads(raw or b"{}")
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ValueError(f"the request body is not JSON: {e}") from None
-        if not isinstance(data, dict):
-            raise ValueError("the request body must be a JSON object")
-        return data
+        return json_object(raw or b"{}", "the request body")
 
-    def locked(table, f, *args):
-        with table.lock:  # one request at a time per table: a double click waits, then is stale
-            return f(*args)
+    async def locked(table, f, *args):
+        table.try_lock()  # a busy table answers 409 at once: no request waits for it
+        try:
+            return await run_in_threadpool(f, *args)
+        finally:
+            table.lock.release()
+
+    async def move(table, f, *args):
+        return await asyncio.wrap_future(tables.start(table, f, *args))
 
     async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", media_type="text/html")
+        return Response(page, media_type="text/html")
 
     async def games(request: Request) -> Response:
-        return JSONResponse({"games": catalogue})
+        return JSONResponse(catalogue)
 
     async def new_table(request: Request) -> Response:
         data = await body_json(request)
         unknown = sorted(set(data) - {"env", "options", "seat", "opponents", "seed"})
         if unknown:
-            raise ValueError(f"unknown field(s) {', '.join(unknown)}; a new table takes env, options, seat, "
-                             "opponents, seed")
+            raise ValueError(f"unknown field(s) {', '.join(map(str, unknown))[:200]}; a new table takes env, options, "
+                             "seat, opponents, seed")
         if "env" not in data:
             raise ValueError("which game? give env (golf, fiddlesticks, guillotine, collector, hot, guilders)")
         table = await run_in_threadpool(tables.open, data["env"], data.get("options") or {}, data.get("seat", 0),
-                                        data.get("opponents") or ["heuristic"], data.get("seed"))
-        return JSONResponse(await run_in_threadpool(locked, table, table.view), 201)
+                                        data.get("opponents"), data.get("seed"))
+        return JSONResponse(await locked(table, table.view), 201)
 
     async def show_table(request: Request) -> Response:
         table = tables.get(request.path_params["id"])
-        return JSONResponse(await run_in_threadpool(locked, table, table.view))
+        return JSONResponse(await locked(table, table.view))
 
     async def advance(request: Request) -> Response:
         table = tables.get(request.path_params["id"])
-        return JSONResponse(await run_in_threadpool(locked, table, table.advance))
+        return JSONResponse(await move(table, table.advance))
 
     async def act(request: Request) -> Response:
         table = tables.get(request.path_params["id"])
         data = await body_json(request)
         if "action" not in data or "step" not in data:
             raise ValueError("an action needs action (its index) and step (the step the page shows)")
-        return JSONResponse(await run_in_threadpool(locked, table, table.act, data["action"], data["step"],
-                                                    data.get("seat")))
+        return JSONResponse(await move(table, table.act, data["action"], data["step"], data.get("seat")))
 
     async def record(request: Request) -> Response:
         table = tables.get(request.path_params["id"])
-        line = await run_in_threadpool(locked, table, table.record_line)
+        line = await locked(table, table.record_line)
         name = f"{table.env_name}-{table.id[:6]}.jsonl"
         return PlainTextResponse(line + "\n", media_type="application/x-ndjson",
                                  headers={"Content-Disposition": f'attachment; filename="{name}"'})
@@ -139,25 +170,34 @@ def create_app(records: str | Path | None = None, tables: Tables | None = None, 
         return JSONResponse({"records": [r.summary() for r in replays.all()]})
 
     async def upload_records(request: Request) -> Response:
-        raw = await request.body()
-        if len(raw) > MAX_BODY:
-            raise ValueError(f"the records file is larger than {MAX_BODY} bytes")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValueError("the records file is not UTF-8 text (JSON Lines)") from None
-        name = request.query_params.get("name") or "upload"
-        added = await run_in_threadpool(replays.add_text, text, name)
-        return JSONResponse({"added": [r.summary() for r in added]}, 201)
+        data = await body_json(request)
+        unknown = sorted(set(data) - {"name", "records"})
+        if unknown or not isinstance(data.get("records"), str):
+            raise ValueError('an upload is {"name": the file\'s name, "records": its text (JSON Lines)}')
+        name = data.get("name") or "upload"
+        if not isinstance(name, str):
+            raise ValueError("name must be the file's name (a string)")
+        upload = await run_in_threadpool(replays.add_text, data["records"], name[:100])
+        out: dict[str, Any] = {"added": [r.summary() for r in upload.added], "dropped": upload.dropped}
+        if upload.dropped:
+            out["note"] = (f"the web table keeps at most {replays.max_records} uploaded records "
+                           f"({replays.max_bytes} bytes): the {upload.dropped} oldest were dropped")
+        return JSONResponse(out, 201)
 
     async def record_step(request: Request) -> Response:
-        try:
-            step = int(request.path_params["step"])
-        except ValueError:
-            raise ValueError(f"step must be an int, got {request.path_params['step']!r}") from None
+        text = request.path_params["step"]
+        if not text.isdigit() or len(text) > 9:
+            raise ValueError(f"step must be a non-negative int, got {text[:20]!r}")
         seat = request.query_params.get("seat")
-        out = await run_in_threadpool(replays.step, request.path_params["id"], step, seat)
+        out = await run_in_threadpool(replays.step, request.path_params["id"], int(text), seat)
         return JSONResponse(out)
+
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        return error(exc.status_code, exc.detail or "refused")
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        log.exception("the web table failed on %s %s", request.method, request.url.path)
+        return error(500, f"the server failed ({type(exc).__name__}); its log has the details")
 
     routes = [
         Route("/", index),
@@ -174,7 +214,23 @@ def create_app(records: str | Path | None = None, tables: Tables | None = None, 
         Route("/api/records/{id}/steps/{step}", guarded(record_step), methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error})
     app.state.tables = tables
     app.state.replays = replays
+    app.state.secret = secret
+    app.state.access_token = access_token
+    app.add_middleware(Guard, secret=secret, hosts=Hosts(host, allowed_hosts), access_token=access_token)
     return app
+
+
+def local_client(app: Any, *, port: int = 8000):
+    """An HTTP client of ``app`` without a server (Starlette's ``TestClient``, which needs the
+    ``dev`` extra's HTTP client), seated as the table's own page: requests to
+    ``http://127.0.0.1:PORT`` with the page's secret (and the access token, where the app has
+    one)."""
+    from starlette.testclient import TestClient
+
+    headers = {"X-Card-Envs-Token": app.state.secret}
+    if app.state.access_token is not None:
+        headers["Authorization"] = f"Bearer {app.state.access_token}"
+    return TestClient(app, base_url=f"http://127.0.0.1:{port}", headers=headers)

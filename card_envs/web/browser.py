@@ -66,9 +66,9 @@ def serve(app: Any) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def chromium(width: int = 1280, height: int = 900) -> Iterator[Any]:
+def chromium(width: int = 1280, height: int = 900, downloads: str | Path | None = None) -> Iterator[Any]:
     """A headless Chromium driven by Selenium (the system's chromium and chromedriver: nothing is
-    downloaded)."""
+    fetched from the internet); ``downloads``: the folder a page's downloads are saved in."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -81,7 +81,13 @@ def chromium(width: int = 1280, height: int = 900) -> Iterator[Any]:
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                  f"--window-size={width},{height}"):
         options.add_argument(flag)
+    if downloads is not None:
+        options.add_experimental_option("prefs", {"download.default_directory": str(Path(downloads).resolve()),
+                                                  "download.prompt_for_download": False})
     driver = webdriver.Chrome(service=Service(found[1]), options=options)
+    if downloads is not None:
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior",
+                               {"behavior": "allow", "downloadPath": str(Path(downloads).resolve())})
     try:
         yield driver
     finally:
@@ -163,6 +169,25 @@ def play_game(driver: Any, seed: int = 0, max_clicks: int = 3000, screenshot: st
     if not shot:
         driver.save_screenshot(str(screenshot))
     return {"clicks": clicks, "step": int(_body(driver, "step")), "table": _body(driver, "table")}
+
+
+def save_record(driver: Any, folder: str | Path, timeout: float = 30.0) -> Path:
+    """Click **Save record** on a finished game's page; the file the browser saved in ``folder``
+    (the driver's download folder)."""
+    from selenium.webdriver.common.by import By
+
+    folder = Path(folder)
+    before = set(folder.iterdir())
+    driver.find_element(By.ID, "save-record").click()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        new = [p for p in set(folder.iterdir()) - before if not p.name.endswith((".crdownload", ".tmp"))]
+        if new:
+            return new[0]
+        if error_text(driver):
+            raise AssertionError(f"the page showed an error: {error_text(driver)}")
+        time.sleep(0.05)
+    raise AssertionError("the browser saved no record")
 
 
 def step_replay(driver: Any, url: str, records_file: str | Path, seat: str | None = None) -> list[int]:

@@ -275,3 +275,31 @@ def test_the_docs_pictures_script_writes_one_png_per_game(tmp_path, capsys):
         assert im.mode == "RGB" and im.size[0] > 300
     with pytest.raises(SystemExit):
         pictures.main(["--out", str(tmp_path), "poker_v0"])
+
+
+def test_the_places_that_actions_name_are_numbered_on_the_picture():
+    """Golf's ``flip N``/``replace N`` and Fiddlesticks' ``blind N`` name places: each is numbered
+    on the picture; Collector's and Hot's ``take K`` name the seat K places on: a seat's own
+    picture names each other seat by that offset."""
+    golf = card_envs.golf_v0.raw_env(num_players=3)
+    golf.reset(seed=1)
+    for row in _scene(golf, golf.game_state, 1, True).seats:
+        assert list(row.groups[0].numbers) == [str(i) for i in range(6)]
+        assert len(row.groups[0].cards) == 6
+    fiddle = card_envs.fiddlesticks_v0.raw_env(num_players=2)
+    fiddle.reset(seed=1)
+    for row in _scene(fiddle, fiddle.game_state, 0, True).seats:
+        face_down = next(g for g in row.groups if g.caption == "face down")
+        assert list(face_down.numbers) == ["0", "1", "2"]
+    hot = card_envs.hot_v0.raw_env(num_players=3)
+    hot.reset(seed=1)
+    labels = [row.label[0] for row in _scene(hot, hot.game_state, 1, True).seats]
+    assert labels == ["player_0  (+2)", "player_1 (you)", "player_2  (+1)"]
+    # the spectator's picture names no offsets (it is nobody's)
+    assert [row.label[0] for row in _spectator(hot).seats] == ["player_0", "player_1", "player_2"]
+    # the numbers are drawn: the picture differs from the same table without them
+    table = _scene(golf, golf.game_state, 1, True)
+    drawn = pictures.draw(table)
+    for row in table.seats:
+        row.groups[0].numbers = None
+    assert not np.array_equal(drawn, pictures.draw(table))

@@ -66,12 +66,25 @@ def test_a_saved_model_loads_as_an_agent_that_needs_no_torch_and_knows_its_game(
         agent.act(bigger.observe(bigger.agent_selection), bigger.agent_selection, "golf_v0")
 
 
-def test_a_zip_without_card_envs_members_loads_through_sb3(model, tmp_path):
+def test_a_zip_without_card_envs_members_loads_through_sb3_only_when_trusted(model, tmp_path):
     model.save(tmp_path / "plain.zip")
-    agent = PPOAgent(tmp_path / "plain.zip")
+    # SB3's format is a pickle: refused unless the caller says it trusts the file
+    with pytest.raises(ValueError, match="pickle.*--trust-pickle"):
+        PPOAgent(tmp_path / "plain.zip")
+    with pytest.raises(ValueError, match="pickle"):
+        agents.load(f"ppo:{tmp_path / 'plain.zip'}")
+    agent = PPOAgent(tmp_path / "plain.zip", any_table=True, trust_pickle=True)
     x = np.random.default_rng(1).random(model.observation_space.shape[0]).astype(np.float32)
     expected, _ = model.predict(x, deterministic=True, action_masks=np.ones(10, bool))
     assert agent.act({"observation": x, "action_mask": np.ones(10, np.int8)}, "player_0", "golf_v0") == int(expected)
+    # converted once (the person trusting it), the copy is data only and plays the same
+    from agents.ppo import main
+
+    assert main(["export", str(tmp_path / "plain.zip"), str(tmp_path / "data.zip")]) == 2
+    assert not (tmp_path / "data.zip").exists()
+    assert main(["export", str(tmp_path / "plain.zip"), str(tmp_path / "data.zip"), "--trust-pickle"]) == 0
+    converted = PPOAgent(tmp_path / "data.zip", any_table=True)
+    assert converted.act({"observation": x, "action_mask": np.ones(10, np.int8)}, "player_0", "golf_v0") == int(expected)
 
 
 def test_a_game_without_a_pretrained_policy_is_a_clear_error(monkeypatch, tmp_path):

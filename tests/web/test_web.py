@@ -15,11 +15,9 @@ import numpy as np
 import pytest
 
 pytest.importorskip("starlette")
-from starlette.testclient import TestClient  # noqa: E402
-
 import card_envs  # noqa: E402
 from card_envs import records  # noqa: E402
-from card_envs.web import Tables, create_app  # noqa: E402
+from card_envs.web import Tables, create_app, local_client  # noqa: E402
 from card_envs.web.tables import png_data_url  # noqa: E402
 from tests import cases  # noqa: E402
 from tests.information.test_what_a_person_is_shown import HIDDEN_CHOICES, Scripted, _record, lockstep  # noqa: E402
@@ -30,7 +28,13 @@ STEPS = 30  #: the most steps of a game the hidden-card test compares (each is s
 
 @pytest.fixture
 def client():
-    return TestClient(create_app())
+    # the moves released at once: what is sent does not depend on the pacing (tests/web/test_security.py
+    # holds the pacing to its promise)
+    return local_client(create_app(tables=Tables(paced=False)))
+
+
+def upload(client, text: str, name: str = "upload"):
+    return client.post("/api/records", json={"name": name, "records": text})
 
 
 def _short(name: str) -> dict:
@@ -121,7 +125,7 @@ def test_a_seat_replaying_a_record_is_sent_only_what_it_may_know(client, name):
     ids = []
     for d, m in ((deck, moves), (twin_deck, twin_moves)):
         line = records.dumps(_record(name, config, 1, d, m))
-        ids.append(client.post("/api/records", content=line + "\n").json()["added"][0]["record"])
+        ids.append(upload(client, line + "\n").json()["added"][0]["record"])
     compared = 0
     for k in range(min(until, 8)):
         x, y = (client.get(f"/api/records/{i}/steps/{k}", params={"seat": person}) for i in ids)
@@ -161,10 +165,25 @@ def test_a_game_played_over_http_ends_with_the_result_and_a_record_that_replays(
     assert mine == [name for actor, _, name in rec["actions"] if actor == "player_0"]
 
 
-def _refused(response, status: int, *words: str) -> None:
-    assert response.status_code == status, response.text
+def _refused(response, status: int, *words: str) -> str:
+    """The refusal's one line, checked to be ``status`` and to say each of ``words``."""
+    assert response.status_code == status, (response.status_code, response.text[:300])
     text = response.json()["error"]
     assert "\n" not in text and all(w in text for w in words), text
+    return text
+
+
+def play_to_the_end(client, view: dict) -> dict:
+    """Play the table of ``view`` to its end over HTTP (the person's first legal action each turn);
+    the last view."""
+    tid = view["table"]
+    while not view["over"]:
+        if view["waiting"]:
+            view = client.post(f"/api/tables/{tid}/advance").json()
+        else:
+            view = client.post(f"/api/tables/{tid}/act", json={"action": view["actions"][0]["action"],
+                                                                "step": view["step"]}).json()
+    return view
 
 
 def test_bad_input_is_a_4xx_with_one_line_and_changes_nothing(client):
@@ -173,12 +192,12 @@ def test_bad_input_is_a_4xx_with_one_line_and_changes_nothing(client):
     _refused(client.post("/api/tables", json={"env": "golf", "colour": 1}), 400, "colour")
     _refused(client.post("/api/tables", json={"env": "golf", "options": {"players": 3}}), 400, "players", "num_players")
     _refused(client.post("/api/tables", json={"env": "golf", "options": {"num_players": 99}}), 400, "num_players")
-    _refused(client.post("/api/tables", json={"env": "golf", "opponents": ["wizard"]}), 400, "wizard")
+    _refused(client.post("/api/tables", json={"env": "golf", "opponents": ["wizard"]}), 400, "wizard", "not offered")
     # the shipped policy was trained at one table: at another it refuses, and the page says so
     _refused(client.post("/api/tables", json={"env": "golf", "options": {"num_players": 3},
                                               "opponents": ["ppo"]}), 400, "ppo", "cannot play")
     _refused(client.post("/api/tables", json={"env": "golf", "seat": 7}), 400, "seat")
-    _refused(client.post("/api/tables", content=b"{not json"), 400, "JSON")
+    _refused(client.post("/api/tables", content=b"{not json", headers={"Content-Type": "application/json"}), 400, "JSON")
     assert len(client.app.state.tables) == 0, "a refused table was opened"
 
     view = client.post("/api/tables", json={"env": "golf", "options": {"num_players": 2, "num_rounds": 1},
@@ -213,13 +232,7 @@ def test_a_game_that_has_ended_refuses_every_move(client):
     table = tables.open("golf", {"num_players": 2, "num_rounds": 1}, players={
         "player_1": card_envs_agent("heuristic")}, seed=3)
     tid = table.id
-    view = client.get(f"/api/tables/{tid}").json()
-    while not view["over"]:
-        if view["waiting"]:
-            view = client.post(f"/api/tables/{tid}/advance").json()
-        else:
-            view = client.post(f"/api/tables/{tid}/act", json={"action": view["actions"][0]["action"],
-                                                                "step": view["step"]}).json()
+    view = play_to_the_end(client, client.get(f"/api/tables/{tid}").json())
     _refused(client.post(f"/api/tables/{tid}/act", json={"action": 0, "step": view["step"]}), 409, "over")
     _refused(client.post(f"/api/tables/{tid}/advance"), 409, "over")
     assert client.get(f"/api/tables/{tid}").json() == view
@@ -232,8 +245,8 @@ def card_envs_agent(spec: str):
 
 
 def test_tables_in_several_tabs_do_not_mix_and_abandoned_ones_are_closed():
-    tables = Tables(idle_seconds=0.3, max_tables=3)
-    client = TestClient(create_app(tables=tables))
+    tables = Tables(idle_seconds=60, max_tables=3, paced=False)
+    client = local_client(create_app(tables=tables))
     a = client.post("/api/tables", json={"env": "hot", "seed": 1}).json()
     b = client.post("/api/tables", json={"env": "golf", "options": {"num_players": 3}, "seed": 1}).json()
     assert a["table"] != b["table"] and a["env"] == "hot_v0" and b["env"] == "golf_v0"
@@ -246,15 +259,12 @@ def test_tables_in_several_tabs_do_not_mix_and_abandoned_ones_are_closed():
     assert client.get(f"/api/tables/{b['table']}").json() == b_before
     # closing one table (the page does on leaving) leaves the other
     assert client.post(f"/api/tables/{a['table']}/close").json() == {"closed": True}
-    _refused(client.get(f"/api/tables/{a['table']}"), 404, "no open table")
+    _refused(client.get(f"/api/tables/{a['table']}"), 404, "no open table", "closed")
     assert client.get(f"/api/tables/{b['table']}").status_code == 200
     # a table left alone longer than the idle time is closed at the next request
-    time.sleep(0.5)
+    tables.get(b["table"]).touched -= 61  # as if left alone for a minute
     client.post("/api/tables", json={"env": "golf", "seed": 2})
-    _refused(client.get(f"/api/tables/{b['table']}"), 404, "no open table")
-    # at most max_tables: the least recently used goes
-    ids = [client.post("/api/tables", json={"env": "golf", "seed": s}).json()["table"] for s in range(4)]
-    assert len(tables) == 3 and client.get(f"/api/tables/{ids[0]}").status_code == 404
+    _refused(client.get(f"/api/tables/{b['table']}"), 404, "no open table", "left alone")
 
 
 def test_the_replay_viewer_steps_a_record_forward_and_back_as_the_records_viewer_does(client, tmp_path):
@@ -264,7 +274,7 @@ def test_the_replay_viewer_steps_a_record_forward_and_back_as_the_records_viewer
                                         {"single_deal": True}, seed=11))
     path = tmp_path / "games.jsonl"
     path.write_text(line + "\n")
-    client = TestClient(create_app(records=path))
+    client = local_client(create_app(records=path))
     listed = client.get("/api/records").json()["records"]
     assert len(listed) == 1 and listed[0]["env"] == "hot_v0" and listed[0]["source"] == "games.jsonl"
     rid = listed[0]["record"]
@@ -298,12 +308,13 @@ def test_a_corrupted_record_line_is_refused_with_its_line_and_nothing_is_added(c
     good = records.dumps(records.record("golf_v0", [agents.load("random", 0)] * 2,
                                         {"num_players": 2, "num_rounds": 1}, seed=1))
     edited = good.replace('"seed":1', '"seed":2')
-    _refused(client.post("/api/records?name=mine.jsonl", content=good + "\n" + edited + "\n"), 400,
-             "mine.jsonl line 2", "checksum")
-    _refused(client.post("/api/records", content=b"\xff\xfe"), 400, "UTF-8")
-    _refused(client.post("/api/records", content="\n\n"), 400, "no game records")
+    _refused(upload(client, good + "\n" + edited + "\n", "mine.jsonl"), 400, "mine.jsonl line 2", "checksum")
+    _refused(client.post("/api/records", content=b"\xff\xfe", headers={"Content-Type": "application/json"}), 400,
+             "not JSON")
+    _refused(client.post("/api/records", json={"name": "x", "records": ["a list"]}), 400, "records")
+    _refused(upload(client, "\n\n"), 400, "no game records")
     assert client.get("/api/records").json()["records"] == []
-    assert client.post("/api/records", content=good).status_code == 201
+    assert upload(client, good).status_code == 201
 
 
 def test_the_page_and_its_files_are_served_with_nothing_from_the_internet(client):
@@ -316,7 +327,9 @@ def test_the_page_and_its_files_are_served_with_nothing_from_the_internet(client
     games = client.get("/api/games").json()["games"]
     assert [g["env"] for g in games] == GAMES
     golf = games[0]
-    assert {"name": "num_players", "default": 4, "type": "int"} in golf["options"]
+    assert {"name": "num_players", "default": 4, "type": "int", "max": 8} in golf["options"]
+    assert [a["agent"] for a in client.get("/api/games").json()["agents"]] == ["random", "heuristic", "ppo", "pimc",
+                                                                            "ismcts"]
 
 
 def _free_port() -> int:
@@ -348,3 +361,39 @@ def test_the_command_serves_the_page_and_refuses_a_missing_records_file(tmp_path
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.parametrize("name, config", [("collector_v0", {"num_players": 3}), ("hot_v0", {"num_players": 2}),
+                                          ("fiddlesticks_v0", {"num_players": 3})])
+def test_the_others_hidden_choices_reach_the_history_once_the_rules_reveal_them(client, name, config):
+    """Another seat's commitment shows as "commits" (or "picks a card") when it is made, and by its
+    name once the rules make it public (a seat's several picks in action order, never the order
+    they were made in)."""
+    import agents
+
+    seats = card_envs.ENVIRONMENTS[name].raw_env(**config).possible_agents
+    table = client.app.state.tables.open(name, config, players={a: agents.load("random", k)
+                                                               for k, a in enumerate(seats) if a != "player_0"},
+                                         seed=3)
+    truth: dict[str, list[int]] = {}
+    env = table.game.env
+    revealed = 0
+    while not table.game.over and revealed < 2:
+        moves_before = len(table.game.moves)
+        if table.game.waiting:
+            actor = env.agent_selection
+            hidden = env.unwrapped.public_action_to_string(0) != env.unwrapped.action_to_string(0)
+            table.advance()
+            if hidden:
+                _, action, action_name = table.recorder.record["actions"][-1]
+                truth.setdefault(actor, []).append((action, action_name))
+        else:
+            table.act(next(iter(table.game.legal)), table.game.steps)
+        for step, seat, text in table.game.moves[moves_before:]:
+            if text.startswith("revealed: "):
+                names = [action_name for _, action_name in sorted(truth.pop(seat))]
+                assert text == "revealed: " + ", ".join(names)
+                revealed += 1
+    assert revealed >= 2
+    view = client.get(f"/api/tables/{table.id}").json()
+    assert any(m["name"].startswith("revealed: ") for m in view["moves"])

@@ -16,23 +16,44 @@ function showError(text) {
   box.hidden = !text;
 }
 
-async function api(method, path, body, raw) {
-  const init = { method, headers: {} };
-  if (body !== undefined) {
-    init.body = raw ? body : JSON.stringify(body);
-    init.headers["Content-Type"] = raw ? "text/plain" : "application/json";
+// The server's secret for requests that change something: the page is served with it, and no
+// other page can read it (the server refuses requests without it).
+const SECRET = document.querySelector('meta[name="card-envs-secret"]').content;
+const TABLE_KEY = "card_envs.table"; // this tab's table, so that a reload rejoins the game
+
+function init_(method, body, keepalive) {
+  const init = { method, headers: {}, keepalive: Boolean(keepalive) };
+  if (method !== "GET") {
+    init.headers["X-Card-Envs-Token"] = SECRET;
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body === undefined ? {} : body);
   }
-  const response = await fetch(path, init);
-  const type = response.headers.get("Content-Type") || "";
-  const data = type.includes("json") ? await response.json() : await response.text();
-  if (!response.ok) {
-    const reason = (data && data.error) || `${response.status} ${response.statusText}`;
-    throw new Error(reason);
-  }
-  return data;
+  return init;
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// A request to the server: its JSON (or, with asText, its exact text). A table busy with a move
+// answers 409 "busy": asked again shortly.
+async function api(method, path, body, asText) {
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(path, init_(method, body));
+    if (asText && response.ok) return await response.text();
+    const type = response.headers.get("Content-Type") || "";
+    const data = type.includes("application/json") ? await response.json() : await response.text();
+    if (response.ok) return data;
+    const reason = (data && data.error) || `${response.status} ${response.statusText}`;
+    if (response.status === 409 && reason.startsWith("busy") && attempt < 200) {
+      await sleep(150);
+      continue;
+    }
+    const error = new Error(reason);
+    error.status = response.status;
+    throw error;
+  }
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 const pace = () => (params.has("pace") ? Number(params.get("pace")) : Number($("pace").value));
 
 // ------------------------------------------------------------------ the setup form
@@ -49,7 +70,7 @@ function drawOptions() {
   box.querySelectorAll("label").forEach((l) => l.remove());
   for (const opt of gameEntry().options) {
     const label = document.createElement("label");
-    label.title = opt.type;
+    label.title = opt.max === undefined ? opt.type : `${opt.type}, at most ${opt.max} here`;
     label.textContent = opt.name + " ";
     const input = document.createElement("input");
     input.id = "opt-" + opt.name;
@@ -86,7 +107,7 @@ async function startGame(event) {
     env: $("game").value,
     options: chosenOptions(),
     seat: Number($("seat").value || 0),
-    opponents: $("opponents").value.split(/[,\s]+/).filter((s) => s),
+    opponents: $("opponents").value.split("\n").map((s) => s.trim()).filter((s) => s),
     seed: seedText === "" ? null : Number(seedText),
   };
   $("start").disabled = true;
@@ -98,11 +119,36 @@ async function startGame(event) {
   } finally {
     $("start").disabled = false;
   }
+  sessionStorage.setItem(TABLE_KEY, view.table);
+  showTable();
+}
+
+function showTable() {
   $("setup").hidden = true;
   $("table").hidden = false;
   document.body.dataset.state = "playing";
   drawTable();
   playOthers();
+}
+
+// After a reload: the tab's game in play, if the server still has it.
+async function rejoin() {
+  const id = sessionStorage.getItem(TABLE_KEY);
+  if (!id) return;
+  let found;
+  try {
+    found = await api("GET", `/api/tables/${encodeURIComponent(id)}`);
+  } catch (e) {
+    sessionStorage.removeItem(TABLE_KEY);
+    if (e.status === 404) showError(`Your last game is gone: ${e.message}`);
+    return;
+  }
+  if (found.over) {
+    sessionStorage.removeItem(TABLE_KEY);
+    return;
+  }
+  view = found;
+  showTable();
 }
 
 // ------------------------------------------------------------------ the table
@@ -116,8 +162,10 @@ function drawTable() {
   moves.innerHTML = "";
   for (const m of view.moves) {
     const li = document.createElement("li");
-    li.textContent = `${m.seat === view.seat ? "you" : m.seat}: ${m.name}`;
-    if (m.seat === view.seat) li.className = "mine";
+    const who = m.seat === view.seat ? "you" : m.seat;
+    const revealed = m.name.startsWith("revealed: ");
+    li.textContent = revealed ? `${who} revealed: ${m.name.slice(10)}` : `${who}: ${m.name}`;
+    li.className = (m.seat === view.seat ? "mine" : "") + (revealed ? " revealed" : "");
     moves.appendChild(li);
   }
   moves.parentElement.scrollTop = moves.parentElement.scrollHeight;
@@ -139,9 +187,13 @@ function drawTable() {
     const rows = r.seats
       .map((s) => `<tr><td>${s.seat === view.seat ? "you" : s.seat}</td><td>${s.score}</td><td>${s.rank}</td><td>${s.reward.toFixed(3)}</td></tr>`)
       .join("");
+    const head = r.cut_short
+      ? `<strong>The game was cut short by the table's turn or round limit</strong>: nobody finished by the rules; ` +
+        `the standings below are as the game left them (you: rank ${r.you.rank}, score ${r.you.score}, ` +
+        `reward ${r.you.reward.toFixed(3)}).`
+      : `<strong>You finished rank ${r.you.rank}</strong> (score ${r.you.score}, reward ${r.you.reward.toFixed(3)}).`;
     $("result").innerHTML =
-      `<strong>You finished rank ${r.you.rank}</strong> (score ${r.you.score}, reward ${r.you.reward.toFixed(3)}).` +
-      `<table class="standings"><tr><th>seat</th><th>score</th><th>rank</th><th>reward</th></tr>${rows}</table>`;
+      head + `<table class="standings"><tr><th>seat</th><th>score</th><th>rank</th><th>reward</th></tr>${rows}</table>`;
     $("result").hidden = false;
     $("save-record").disabled = false;
     document.body.dataset.state = "over";
@@ -188,14 +240,16 @@ async function act(action) {
   playOthers();
 }
 
+// Closing the table (a new game, leaving the page); a reload keeps it, to rejoin.
 function closeTable() {
-  if (view && view.table) navigator.sendBeacon(`/api/tables/${view.table}/close`);
+  if (view && view.table) fetch(`/api/tables/${view.table}/close`, init_("POST", {}, true)).catch(() => {});
+  sessionStorage.removeItem(TABLE_KEY);
   view = null;
 }
 
 async function saveRecord() {
   try {
-    const line = await api("GET", `/api/tables/${view.table}/record`);
+    const line = await api("GET", `/api/tables/${view.table}/record`, undefined, true);
     const blob = new Blob([line], { type: "application/x-ndjson" });
     const a = document.createElement("a");
     a.href = URL.createObjectURL(blob);
@@ -235,8 +289,9 @@ async function uploadRecords() {
   showError("");
   try {
     const text = await file.text();
-    const data = await api("POST", `/api/records?name=${encodeURIComponent(file.name)}`, text, true);
+    const data = await api("POST", "/api/records", { name: file.name, records: text });
     await loadRecords(data.added[0].record);
+    if (data.note) showError(data.note);
   } catch (e) {
     showError(e.message);
   }
@@ -313,8 +368,10 @@ function showPanel(name) {
 }
 
 async function init() {
+  let offer;
   try {
-    catalogue = (await api("GET", "/api/games")).games;
+    offer = await api("GET", "/api/games");
+    catalogue = offer.games;
   } catch (e) {
     showError(e.message);
     return;
@@ -324,6 +381,12 @@ async function init() {
     o.value = g.env;
     o.textContent = g.title;
     $("game").appendChild(o);
+  }
+  const offered = $("offered-list");
+  for (const a of offer.agents) {
+    const li = document.createElement("li");
+    li.textContent = `${a.agent}: ${a.about}`;
+    offered.appendChild(li);
   }
   drawOptions();
   $("game").addEventListener("change", drawOptions);
@@ -341,8 +404,8 @@ async function init() {
   $("forward").addEventListener("click", () => showStep(replay.step + 1));
   $("last").addEventListener("click", () => replay.data && replay.data.steps !== undefined && showStep(replay.data.steps));
   $("play").addEventListener("click", togglePlaying);
-  window.addEventListener("pagehide", closeTable);
   if (params.get("panel") === "replay") showPanel("replay");
+  else await rejoin();
   document.body.dataset.ready = "1";
 }
 
