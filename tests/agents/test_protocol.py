@@ -199,10 +199,13 @@ def test_the_table_check_ignores_the_reward_mode_and_refuses_another_game(tmp_pa
 
 
 def test_a_policy_without_recorded_training_options_is_refused_unless_any_table(tmp_path):
-    path = policy_file(tmp_path, "golf_v0", None)
+    path = policy_file(tmp_path, "golf_v0", None)  # made for the default table's observations
     with pytest.raises(ValueError, match="no record of the table options it was trained with.*any_table"):
-        agents.load(f"ppo:{path}").start_game("golf_v0", GOLF2, "player_0")
-    agents.load(f"ppo:{path},any_table").start_game("golf_v0", GOLF2, "player_0")
+        agents.load(f"ppo:{path}").start_game("golf_v0", {}, "player_0")
+    agents.load(f"ppo:{path},any_table").start_game("golf_v0", {}, "player_0")
+    # any_table does not make a policy read observations of another size: refused at the start
+    with pytest.raises(ValueError, match="cannot play.*size 743.*403"):
+        agents.load(f"ppo:{path},any_table").start_game("golf_v0", GOLF2, "player_0")
     bare = PPOAgent.from_policy(flat_policy(403, 10), {"env_name": "golf_v0"}, name="snap")
     with pytest.raises(ValueError, match="any_table=True"):
         bare.start_game("golf_v0", GOLF2, "player_0")
