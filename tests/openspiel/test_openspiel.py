@@ -363,6 +363,63 @@ def test_openspiels_search_plays_this_librarys_heuristic_and_the_reverse():
         agents.load("openspiel:ismcts:depth=3")
 
 
+class _Recorded:
+    """A bot that notes every decision of the bot it wraps."""
+
+    def __init__(self, bot):
+        self.bot, self.decisions = bot, []
+
+    def step(self, state):
+        action = int(self.bot.step(state))
+        self.decisions.append(action)
+        return action
+
+
+def test_openspiels_ismcts_decides_the_same_for_the_same_seed():
+    """A ``seed`` key in an agent spec is taken (and wins over the caller's seed); IS-MCTS searches worlds
+    drawn from its seed, so the same seed makes the same decisions: OpenSpiel's bot at an
+    OpenSpiel table, this library's agent seated through ``AgentBot``, and a tournament."""
+    import agents
+    from agents.openspiel import AgentBot, openspiel_bot, play
+    from training.evaluate import tournament
+
+    assert agents.load("openspiel:ismcts:seed=1").keys == {"seed": 1}
+    assert agents.load("openspiel:ismcts:simulations=8,seed=3", seed=5).keys == {"simulations": 8, "seed": 3}
+    assert agents.load("openspiel:mcts", seed=5).keys == {"seed": 5}
+    game = O.load_game("golf", {"num_players": 2, "num_rounds": 1})
+
+    def run(make):
+        bots = [_Recorded(make(0)), _Recorded(AgentBot("heuristic", game, 1))]
+        returns = play(game, bots, seed=3)
+        return bots[0].decisions, returns
+
+    for make in (lambda p: openspiel_bot("ismcts", game, p, simulations=12, seed=1),
+                 lambda p: AgentBot("openspiel:ismcts:simulations=12,seed=1", game, p)):
+        first, second = run(make), run(make)
+        assert first == second and len(first[0]) > 5
+    other = run(lambda p: openspiel_bot("ismcts", game, p, simulations=12, seed=2))
+    assert other != first, "another seed searches other worlds"
+    table = {"num_players": 2, "num_rounds": 1}
+    summaries = [repr(tournament("golf_v0", ["openspiel:ismcts:simulations=8,seed=1", "heuristic"], 2,
+                                 table).summary()) for _ in range(2)]  # repr: nan == nan
+    assert summaries[0] == summaries[1]
+
+
+def test_two_evaluation_runs_of_openspiels_ismcts_give_one_summary(capsys):
+    """``python -m training.evaluate golf "openspiel:ismcts:simulations=20,seed=1" heuristic``, run
+    twice: the same result table (its timing line aside)."""
+    from training.evaluate import main
+
+    argv = ["golf", "openspiel:ismcts:simulations=20,seed=1", "heuristic", "--games", "2",
+            "--config", "num_players=2", "num_rounds=1", "--workers", "1"]
+    tables = []
+    for _ in range(2):
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        tables.append([line for line in out.splitlines() if " games in " not in line])
+    assert tables[0] == tables[1] and any("openspiel:ismcts" in line for line in tables[0])
+
+
 def test_an_openspiel_learner_trains_on_a_game_and_plays_in_this_librarys_evaluation():
     pytest.importorskip("torch")
     pytest.importorskip("tree")
