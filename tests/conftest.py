@@ -42,6 +42,6 @@ def pytest_addoption(parser, pluginmanager):
         return
     group = parser.getgroup("xdist", "distributed testing (off: -p no:xdist)")
     # a one-letter lowercase option is reserved to plugins, hence the group's own method
-    group._addoption("-n", "--numprocesses", dest="numprocesses", default=None,
+    group._addoption("-n", "--numprocesses", dest="ignored_numprocesses", default=None,
                      help="ignored without xdist (the tests run in this process)")
-    group.addoption("--dist", dest="dist", default="no", help="ignored without xdist")
+    group.addoption("--dist", dest="ignored_dist", default="no", help="ignored without xdist")

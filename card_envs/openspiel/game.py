@@ -165,7 +165,6 @@ class Table:
         self.options = dict(options)
         self.num_players = self.rules.num_players
         self.size = self.env.observation_layout.size
-        self.info_size = self.num_players + self.size + DIGEST_BITS
         self.zero = np.zeros(self.size, dtype=np.float32)
         self.no_rewards = np.zeros(self.num_players)  # shared by every state: never changed in place
         self.no_rewards.flags.writeable = False
@@ -192,11 +191,11 @@ class Step:
     is OpenSpiel's player, ``before`` the rules state it was applied to) or the world a state was
     rooted at (``ROOT``: ``before`` is that world, ``prefix`` maps a player to the
     information-state lines it had seen before, ``sampler`` is the player the world was drawn for,
-    ``returns`` the returns so far then). Rules states are never changed
-    once a step is made, so clones share their steps, and with them what each player's view of
-    them cost to compute: ``obs`` and ``views`` (player -> its observation bytes and readable view
-    of ``before``), ``digests`` and ``lines`` (player -> (the state after the step, the digest
-    after it / the step's lines))."""
+    ``returns`` the returns so far then). Rules states are never changed once a step is made, so
+    clones share their steps, and with them what each player's view of them cost to compute:
+    ``obs`` and ``views`` (player -> its observation bytes and readable view of ``before``),
+    ``digests`` and ``lines`` (player -> (the state after the step, the digest after it / the
+    step's lines))."""
 
     __slots__ = ("kind", "actor", "action", "before", "prefix", "sampler", "returns", "obs", "views", "digests",
                  "lines")
@@ -531,10 +530,9 @@ class CardEnvsState(pyspiel.State):
         """A state ``player`` cannot tell from the one it observes (``observation``: its env
         observation vector): rooted at a world from the game's ``sample_world``, its seats
         renumbered into the table's (``card_envs/openspiel/seats.py``: the world is drawn with the
-        observer in seat 0), its later draws chance nodes again. ``like``: a state
-        whose returns so far the new one keeps; ``prefix``: the information state (its lines and
-        digest) each player had before (without it, the sampled world is where a player's
-        information state starts)."""
+        observer in seat 0), its later draws chance nodes again. ``like``: a state whose returns so
+        far the new one keeps; ``prefix``: the information state (its lines and digest) each player
+        had before (without it, the sampled world is where a player's information state starts)."""
         table = game.table
         world = table.module.sample_world(np.asarray(observation, dtype=np.float32), rng, **table.options)
         world = turn(table.env_name, world, int(player), table.num_players)  # the observer back in its own seat
@@ -603,8 +601,12 @@ class CardEnvsObserver:
         if self.tensor is None:
             return
         s = state.rules_state
-        seat = state.seat(player)
-        self.dict["observation"][:] = self._t.zero if s is None else self._t.observation(s, seat)
+        if s is None:
+            self.dict["observation"][:] = self._t.zero
+        elif self.kind == "information_state":  # the bytes its digest read too
+            self.dict["observation"][:] = np.frombuffer(state._cached(s, player, None, "obs"), np.float32)
+        else:
+            self.dict["observation"][:] = self._t.observation(s, state.seat(player))
         if self.kind == "information_state":
             self.dict["player"][:] = 0
             self.dict["player"][player] = 1
