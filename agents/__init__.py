@@ -149,7 +149,10 @@ def load(spec: str, seed: int | None = None) -> Agent:
         from agents.openspiel import OpenSpielAgent
 
         bot, _, keys = arg.partition(":")
-        return OpenSpielAgent(bot, seed=seed, **dict(k.split("=", 1) for k in keys.split(",") if k))
+        options = dict(k.split("=", 1) for k in keys.split(",") if k)
+        agent = OpenSpielAgent(bot, seed=options.pop("seed", seed), **options)  # a seed in the spec wins
+        agent.name = f"openspiel:{arg}"
+        return agent
     if kind == "rllib":
         from agents.rllib_agent import RLlibAgent
 

@@ -61,8 +61,22 @@ def openspiel_bot(kind: str, game: Any, player: int, **keys: Any) -> pyspiel.Bot
     if kind == "mcts":
         return mcts.MCTSBot(game, float(o["uct_c"]), int(o["simulations"]), evaluator,
                             random_state=np.random.RandomState(seed), solve=False)
-    return ismcts.ISMCTSBot(game, evaluator, float(o["uct_c"]), int(o["simulations"]),
-                            random_state=np.random.RandomState(seed))
+    bot = ismcts.ISMCTSBot(game, evaluator, float(o["uct_c"]), int(o["simulations"]),
+                           random_state=np.random.RandomState(seed))
+    bot.set_resampler(seeded_resampler(seed))
+    return bot
+
+
+def seeded_resampler(seed: int):
+    """IS-MCTS's resampler with its own seeded draws: OpenSpiel's ``ISMCTSBot`` otherwise samples
+    each world with a ``UniformProbabilitySampler`` seeded by the operating system, so the same
+    bot seed would search different worlds in every run."""
+    draws = np.random.RandomState(seed + 1)  # not the bot's own stream: that one picks actions
+
+    def resample(state: Any, player: int) -> Any:
+        return state.resample_from_infostate(player, draws.random_sample)
+
+    return resample
 
 
 class AgentBot(pyspiel.Bot):
@@ -100,16 +114,23 @@ class OpenSpielAgent:
     at each decision the observation becomes an OpenSpiel state (a world from ``sample_world``)
     and the bot chooses from it."""
 
-    def __init__(self, kind: str, seed: int | None = None, **keys: Any):
+    def __init__(self, kind: str, seed: int | str | None = None, **keys: Any):
         if kind not in BOT_KEYS:
             raise ValueError(f"unknown OpenSpiel bot {kind!r}; bots: {', '.join(BOT_KEYS)}")
         unknown = sorted(set(keys) - set(BOT_KEYS[kind]))
         if unknown:
             raise ValueError(f"openspiel:{kind} takes {', '.join(BOT_KEYS[kind])}; unknown: {', '.join(unknown)}")
-        self.kind, self.keys = kind, {k: float(v) if k == "uct_c" else int(v) for k, v in keys.items()}
-        if seed is not None and "seed" not in keys:
-            self.keys["seed"] = int(seed)
-        self.name = f"openspiel:{kind}" + (":" + ",".join(f"{k}={v}" for k, v in keys.items()) if keys else "")
+        named = dict(keys)  # for the name
+        if "seed" in keys:  # given as a key too: the key wins
+            seed = keys.pop("seed")
+        try:
+            self.kind, self.keys = kind, {k: float(v) if k == "uct_c" else int(v) for k, v in keys.items()}
+            if seed is not None:
+                self.keys["seed"] = int(seed)
+        except ValueError:
+            raise ValueError(f"openspiel:{kind}: {', '.join(BOT_KEYS[kind])} take numbers, got "
+                             f"{dict(keys, **({} if seed is None else {'seed': seed}))}") from None
+        self.name = f"openspiel:{kind}" + (":" + ",".join(f"{k}={v}" for k, v in named.items()) if named else "")
         self.rng = np.random.default_rng(self.keys.get("seed", 0))
         self._games: dict[str, Any] = {}
         self._bots: dict[tuple[str, int], pyspiel.Bot] = {}

@@ -1,15 +1,17 @@
-"""The rules states' random generators: copying one.
+"""The rules states' random generators: copying one, and shuffling with one.
 
 Every rules state holds the ``numpy.random.Generator`` its game draws from (new deals, rebuilt
 stocks). A copied state needs its own generator in the same state, so that the copy's future
 draws are the original's without consuming them. ``copy.deepcopy`` does that through pickling
 and draws fresh OS entropy for the new bit generator on the way; search agents copy states many
-times a decision, so the copy is built directly.
+times a decision, so the copy is built directly (:func:`copy_generator`). Every shuffle of the
+rules goes through :func:`shuffle_order`.
 """
 
 from __future__ import annotations
 
 import copy
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -29,3 +31,15 @@ def copy_generator(rng: np.random.Generator) -> np.random.Generator:
     ))
     twin.state = bits.state
     return np.random.Generator(twin)
+
+
+def shuffle_order(rng: Any, cards: Sequence[Any]) -> np.ndarray:
+    """The order a shuffle puts ``cards`` in: ``rng.permutation(len(cards))``, the index of the
+    card dealt first first. Every rules engine shuffles through here, and a numpy generator draws
+    exactly what ``rng.permutation(len(cards))`` draws. A generator whose draws are decided outside
+    (OpenSpiel's chance nodes, :mod:`card_envs.openspiel.chance`) is told the cards first (its
+    ``shuffling`` method), so that each chance outcome can be named by its card."""
+    tell = getattr(rng, "shuffling", None)
+    if tell is not None:
+        tell(cards)
+    return rng.permutation(len(cards))

@@ -32,3 +32,16 @@ if numba is not None:
 if settings is not None:
     settings.register_profile("card_envs", deadline=None, suppress_health_check=[HealthCheck.too_slow])
     settings.load_profile("card_envs")
+
+
+def pytest_addoption(parser, pluginmanager):
+    """``-p no:xdist`` runs the tests in this one process (to debug one, or on a machine that
+    should not fork workers): the ``-n auto --dist worksteal`` of the project's ``addopts`` are
+    then accepted and ignored instead of stopping pytest with "unrecognized arguments"."""
+    if pluginmanager.has_plugin("xdist"):
+        return
+    group = parser.getgroup("xdist", "distributed testing (off: -p no:xdist)")
+    # a one-letter lowercase option is reserved to plugins, hence the group's own method
+    group._addoption("-n", "--numprocesses", dest="ignored_numprocesses", default=None,
+                     help="ignored without xdist (the tests run in this process)")
+    group.addoption("--dist", dest="ignored_dist", default="no", help="ignored without xdist")

@@ -25,8 +25,9 @@ import numpy as np
 
 
 class NFSPAgent:
-    """The average policies of NFSP learners (one per seat) as this library's agent: the seat's
-    observation is the learners' information state (the adapter's), greedy over the mask."""
+    """The average policies of NFSP learners (one per seat) as this library's agent: the learners
+    were trained on the seat's observation (the adapter's observation tensor), greedy over the
+    mask."""
 
     def __init__(self, learners: list[Any]):
         self.learners = learners
@@ -58,7 +59,11 @@ def train(game: str, minutes: float, seed: int = 0, progress: bool = True) -> tu
     env_name = game_name(game)
     torch.manual_seed(seed)
     np.random.seed(seed)
-    env = rl_environment.Environment(O.load_game(env_name, TABLES[env_name]), seed=seed)
+    # the learners read the env's observation (Markov for its seat), as NFSPAgent is shown in this
+    # library's evaluation; the information state adds the perfect-recall digest, which is for
+    # telling histories apart, not for learning from
+    env = rl_environment.Environment(O.load_game(env_name, TABLES[env_name]), seed=seed,
+                                     observation_type=rl_environment.ObservationType.OBSERVATION)
     n = env.num_players
     size = env.observation_spec()["info_state"][0]
     actions = env.action_spec()["num_actions"]

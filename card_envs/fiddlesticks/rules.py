@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from card_envs import cards
+from card_envs.generators import shuffle_order
 from card_envs.options import (
     build_config,
     check_bool,
@@ -241,7 +242,7 @@ class FiddlesticksRules:
         s.rng = rng
         s.dealer = int(rng.integers(n)) if cfg.dealer == "random" else cfg.dealer
         s.first = (s.dealer + 1) % n
-        order = list(deck) if deck is not None else [self._deck[i] for i in rng.permutation(len(self._deck))]
+        order = list(deck) if deck is not None else [self._deck[i] for i in shuffle_order(rng, self._deck)]
         # One card at a time clockwise from the dealer's left: face-down 0..2, face-up 0..2, hand.
         s.face_down = [[None] * NUM_SLOTS for _ in range(n)]
         s.face_up = [[] for _ in range(n)]

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from card_envs import cards
+from card_envs.generators import shuffle_order
 from card_envs.options import (
     build_config,
     check_bool,
@@ -210,7 +211,7 @@ class GolfRules:
         """Deal six cards to each player one at a time clockwise from the dealer's left into
         slots 0..5, turn up the stock's top card, and start the FLIP phase."""
         n = self.num_players
-        order = deck if deck is not None else [self._deck[i] for i in s.rng.permutation(len(self._deck))]
+        order = deck if deck is not None else [self._deck[i] for i in shuffle_order(s.rng, self._deck)]
         first = (s.dealer + 1) % n
         s.grid = [[0] * NUM_SLOTS for _ in range(n)]
         i = 0
@@ -318,7 +319,7 @@ class GolfRules:
         if not s.stock:
             top = s.discard.pop()
             rest = s.discard
-            s.stock = [rest[i] for i in s.rng.permutation(len(rest))]
+            s.stock = [rest[i] for i in shuffle_order(s.rng, rest)]
             s.discard = [top]
             s.stock_known = True  # every rebuilt card was seen face up: the composition is public
 

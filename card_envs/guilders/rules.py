@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from card_envs import cards
+from card_envs.generators import shuffle_order
 from card_envs.options import (
     build_config,
     check_bool,
@@ -280,7 +281,7 @@ class GuildersRules:
         s.rng = rng
         s.current_player = int(rng.integers(n)) if cfg.start_player == "random" else cfg.start_player
         if deck is None:
-            s.fan = [self._deck[i] for i in rng.permutation(len(self._deck))]
+            s.fan = [self._deck[i] for i in shuffle_order(rng, self._deck)]
         else:
             s.fan = [int(c) for c in reversed(deck)]  # the end of the list is drawn first
         s.terminated = s.truncated = False
@@ -370,13 +371,13 @@ class GuildersRules:
                     public, place = cfg.public_discards, ("discards", len(s.discards) - 1)
             if cfg.chaotic_joker:  # step 4
                 pool = s.fan + s.discards
-                s.fan = [pool[i] for i in s.rng.permutation(len(pool))]
+                s.fan = [pool[i] for i in shuffle_order(s.rng, pool)]
                 self._clear_discards(s)
                 events |= RESHUFFLED
         # ADVANCE
         if not s.fan:
             if s.discards and s.refans_left != 0:
-                perm = s.rng.permutation(len(s.discards))
+                perm = shuffle_order(s.rng, s.discards)
                 s.fan = [s.discards[i] for i in perm]
                 if place is not None:  # the card just missed now lies somewhere in the fan
                     place = ("fan", int(np.flatnonzero(perm == place[1])[0]))

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from card_envs import cards
+from card_envs.generators import shuffle_order
 from card_envs.options import build_config, check_bool, check_choice, check_reward_mode, check_seat_or_random
 from card_envs.schema import GENERATOR, LIST, VALUE, Derived, Field, Row, SeatColumn, StateSchema
 from card_envs.scoring import competition_ranks
@@ -257,7 +258,7 @@ class GuillotineRules:
         chooses the contract (or the fixed contract of single mode applies at once)."""
         s.dealer = (s.first_dealer + s.deal) % NUM_PLAYERS
         if order is None:
-            order = s.rng.permutation(NUM_CARDS).tolist()
+            order = shuffle_order(s.rng, DECK_CARD).tolist()
         hands = [0] * NUM_PLAYERS
         first = s.dealer + 1
         for k, i in enumerate(order):

@@ -9,7 +9,9 @@ results of chance events already decided, and raises :class:`NeedChance` at the 
 is not, naming it. The OpenSpiel state then offers that draw as chance nodes, a seat as one node
 (``n`` outcomes, each ``1/n``) and a shuffle card by card (the next card is any of the ``r``
 positions not taken yet, each ``1/r``; the last one is forced), which together give every seat
-and every order of the cards exactly numpy's uniform probabilities.
+and every order of the cards exactly numpy's uniform probabilities. The rules shuffle through
+:func:`card_envs.generators.shuffle_order`, which tells the generator the cards it orders
+(``shuffling``), so a chance outcome is named by its card.
 
 :class:`RecordingGenerator` does the reverse for the tests and for replaying an env's game: it
 wraps a real generator and records each draw's result, which can be fed back as chance outcomes.
@@ -26,11 +28,11 @@ INTEGERS, PERMUTATION = "integers", "permutation"
 
 class NeedChance(Exception):
     """A draw whose result is not decided yet: ``kind`` (``"integers"`` or ``"permutation"``)
-    of size ``n``."""
+    of size ``n``; for a shuffle, the ``cards`` it orders when the rules said (else None)."""
 
-    def __init__(self, kind: str, n: int):
+    def __init__(self, kind: str, n: int, cards: list[Any] | None = None):
         super().__init__(f"undecided chance event: {kind}({n})")
-        self.kind, self.n = kind, int(n)
+        self.kind, self.n, self.cards = kind, int(n), cards
 
 
 class ChanceGenerator:
@@ -40,14 +42,20 @@ class ChanceGenerator:
     def __init__(self, results: list[Any] | None = None):
         self.results = list(results or [])
         self.used = 0
+        self.cards: list[Any] | None = None  # what the next shuffle orders, once the rules say
+
+    def shuffling(self, cards: Any) -> None:
+        """The rules are about to shuffle ``cards`` (``card_envs.generators.shuffle_order``)."""
+        self.cards = [int(c) for c in cards]
 
     def feed(self, results: list[Any]) -> None:
         """Decide the next draws."""
         self.results.extend(results)
 
     def _next(self, kind: str, n: int) -> Any:
+        cards, self.cards = self.cards, None
         if self.used >= len(self.results):
-            raise NeedChance(kind, n)
+            raise NeedChance(kind, n, cards if kind == PERMUTATION and cards is not None and len(cards) == n else None)
         value = self.results[self.used]
         self.used += 1
         return value

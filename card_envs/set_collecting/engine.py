@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from card_envs.generators import shuffle_order
 from card_envs.schema import (
     CARDS,
     DEQUE,
@@ -202,7 +203,7 @@ class SetRules:
         dealer's left; the rest is the stock, its top the next card. Round 0 starts."""
         n = self.num_players
         if deck is None:
-            deck = s.rng.permutation(52).tolist()
+            deck = shuffle_order(s.rng, DECK).tolist()
         s.dealer = dealer
         s.hands = [[] for _ in range(n)]
         dealt = self.hand_size * n

@@ -20,6 +20,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra (pip instal
 
 import card_envs  # noqa: E402
 import card_envs.openspiel as O  # noqa: E402
+from card_envs.generators import copy_generator  # noqa: E402
 from card_envs.openspiel.chance import RecordingGenerator  # noqa: E402
 from card_envs.openspiel.game import options_from, parameter_specification  # noqa: E402
 from tests import cases  # noqa: E402
@@ -197,16 +198,29 @@ def test_states_clone_and_pickle_as_their_history():
 
 
 # ------------------------------------------------------------------------ the observer
+def _seen_by(state, seat):
+    """Everything OpenSpiel shows ``seat``: observation and information state (tensor and
+    string), and its private observation."""
+    from open_spiel.python.observation import make_observation
+
+    private = make_observation(state.get_game(), pyspiel.IIGObservationType(
+        public_info=False, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER, perfect_recall=False))
+    return (state.observation_tensor(seat), state.observation_string(seat), state.information_state_tensor(seat),
+            state.information_state_string(seat), private.string_from(state, seat))
+
+
 @pytest.mark.parametrize("name", list(TABLES))
 def test_the_observer_never_shows_a_card_its_seat_cannot_see(name):
-    """Every card a seat cannot see redrawn (``tests/cases``' resampler): that seat's observation
-    and information state, as tensor and string, stay exactly the same."""
+    """Every card a seat cannot see redrawn (``tests/cases``' resampler): that seat's observation,
+    information state (tensor and string) and private observation stay exactly the same, and stay
+    so while the true game and its twin go on with the same actions, as long as none of them turns
+    up to the seat a card it could not see (the rules' ``reveals``) and no card is drawn."""
     options = TABLES[name][0]
     game = O.load_game(name, options)
     rules = game.table.rules
     rng = np.random.default_rng(7)
     state = game.new_initial_state()
-    checked = changed = 0
+    checked = changed = followed = 0
     while not state.is_terminal() and checked < 60:
         if state.is_chance_node():
             outcomes = state.chance_outcomes()
@@ -215,38 +229,118 @@ def test_the_observer_never_shows_a_card_its_seat_cannot_see(name):
         for seat in range(game.num_players()):
             twin = state.clone()
             twin._s = cases.resample_hidden(rules, state.rules_state, seat, rng)
+            twin._s.rng = copy_generator(state.rules_state.rng)  # later draws: chance nodes, as in the truth
             changed += twin._s is not None and twin.__str__() != state.__str__()
-            for f in ("observation_tensor", "information_state_tensor"):
-                assert getattr(twin, f)(seat) == getattr(state, f)(seat), (f, seat)
-            for f in ("observation_string", "information_state_string"):
-                assert getattr(twin, f)(seat) == getattr(state, f)(seat), (f, seat)
+            assert _seen_by(twin, seat) == _seen_by(state, seat), seat
             checked += 1
+            truth = state.clone()
+            for _ in range(4):  # the twin world goes on
+                if truth.is_terminal() or truth.is_chance_node() or twin.is_chance_node():
+                    break
+                action = int(rng.choice(truth.legal_actions()))
+                if action not in twin.legal_actions() or rules.reveals(truth.rules_state, action, seat):
+                    break
+                truth.apply_action(action)
+                twin.apply_action(action)
+                if truth.is_chance_node() or twin.is_chance_node():
+                    break
+                assert _seen_by(twin, seat) == _seen_by(truth, seat), (seat, action)
+                followed += 1
         state.apply_action(int(rng.choice(state.legal_actions())))
-    assert checked > 0 and changed > 0, "some worlds differed in hidden cards"
+    assert checked > 0 and changed > 0 and followed > 0, "some worlds differed in hidden cards"
 
 
-# ------------------------------------------------------------------------ bots, both ways
+# ------------------------------------------------------------------------ resampling
 def test_resampled_states_are_worlds_the_player_cannot_tell_from_the_truth():
+    """``resample_from_infostate``: the player's observation, information state (string and
+    tensor) and legal actions are the truth's; the world is whole: it plays on, clones, pickles and
+    goes through OpenSpiel's serialization with its history (the actions since it was sampled)."""
     game = O.load_game("guilders", {"num_players": 3})
     rng = np.random.default_rng(2)
     state = game.new_initial_state()
-    resampled = 0
+    resampled = differ = 0
     while not state.is_terminal() and resampled < 12:
         if state.is_chance_node():
             outcomes = state.chance_outcomes()
             state.apply_action(outcomes[rng.integers(len(outcomes))][0])
             continue
         p = state.current_player()
-        world = state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        world = state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(resampled, 0.0, 1.0))
         assert world.current_player() == p and world.legal_actions() == state.legal_actions()
-        assert world.observation_tensor(p) == state.observation_tensor(p)
-        assert world.information_state_string(p) == state.information_state_string(p)
+        for f in ("observation_tensor", "observation_string", "information_state_tensor", "information_state_string"):
+            assert getattr(world, f)(p) == getattr(state, f)(p), f
+        differ += str(world) != str(state)
+        assert world.history() == [] and world.returns() == state.returns()
+        for _ in range(3):  # it plays on, and stays whole
+            if world.is_terminal():
+                break
+            if world.is_chance_node():
+                world.apply_action(world.chance_outcomes()[0][0])
+            else:
+                world.apply_action(world.legal_actions()[-1])
+        for twin in (pickle.loads(pickle.dumps(world)), game.deserialize_state(world.serialize()), world.clone()):
+            assert twin.history() == world.history() and str(twin) == str(world)
+            assert [twin.information_state_string(q) for q in range(3)] == \
+                [world.information_state_string(q) for q in range(3)]
+            assert twin.returns() == world.returns() and twin.current_player() == world.current_player()
         resampled += 1
         state.apply_action(int(rng.choice(state.legal_actions())))
-    assert resampled > 0
+    assert resampled > 0 and differ > 0
     assert game.get_type().reward_model == pyspiel.GameType.RewardModel.TERMINAL, "rank rewards: at the end"
     assert O.load_game("guilders", {"reward_mode": "score"}).get_type().reward_model == \
         pyspiel.GameType.RewardModel.REWARDS
+    with pytest.raises(ValueError, match="chance nodes"):
+        game.new_initial_state().resample_from_infostate(0)
+    with pytest.raises(ValueError, match="not a player"):
+        state.resample_from_infostate(3)
+
+
+def _shows_unseen(rules, state, action: int, seat: int) -> bool:
+    """Whether ``action`` shows ``seat`` a card its observation does not carry: the rules'
+    ``reveals``, and Golf's take from the discard pile, which uncovers the card under the top (the
+    observation keeps the pile's ranks, not their order, so a world drawn from it may hold another
+    card there)."""
+    from card_envs.golf.rules import GolfRules, TAKE_DISCARD
+
+    return bool(rules.reveals(state, action, seat)) or (isinstance(rules, GolfRules) and action == TAKE_DISCARD)
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_a_resampled_world_is_searched_like_the_truth(name):
+    """IS-MCTS keys its tree by the information state: in every world it samples, the searching
+    player's information state is the truth's at the root and after each action of the search that
+    shows it no card its observation does not carry."""
+    game = O.load_game(name, TABLES[name][1])
+    rules = game.table.rules
+    rng = np.random.default_rng(4)
+    searched = 0
+    for _ in range(2):
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(state.history()) < 300:
+            if state.is_chance_node():
+                state.apply_action(state.chance_outcomes()[rng.integers(len(state.chance_outcomes()))][0])
+                continue
+            p = state.current_player()
+            if rng.random() < 0.2:
+                world = state.resample_from_infostate(p, np.random.RandomState(searched).random_sample)
+                truth = state.clone()
+                assert world.information_state_string(p) == truth.information_state_string(p)
+                for _ in range(4):
+                    legal = [x for x in truth.legal_actions() if x in world.legal_actions()
+                             and not _shows_unseen(rules, truth.rules_state, x, p)]
+                    if not legal:
+                        break
+                    a = legal[rng.integers(len(legal))]
+                    truth.apply_action(a)
+                    world.apply_action(a)
+                    if truth.is_chance_node() or world.is_chance_node() or truth.is_terminal():
+                        break
+                    assert world.information_state_string(p) == truth.information_state_string(p)
+                    assert world.information_state_tensor(p) == truth.information_state_tensor(p)
+                    searched += 1
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    if name != "guilders_v0":  # every Guilders call draws a card: it shows the caller one
+        assert searched > 0
 
 
 def test_openspiels_search_plays_this_librarys_heuristic_and_the_reverse():
@@ -267,6 +361,63 @@ def test_openspiels_search_plays_this_librarys_heuristic_and_the_reverse():
         agents.load("openspiel:alphazero")
     with pytest.raises(ValueError, match="simulations"):
         agents.load("openspiel:ismcts:depth=3")
+
+
+class _Recorded:
+    """A bot that notes every decision of the bot it wraps."""
+
+    def __init__(self, bot):
+        self.bot, self.decisions = bot, []
+
+    def step(self, state):
+        action = int(self.bot.step(state))
+        self.decisions.append(action)
+        return action
+
+
+def test_openspiels_ismcts_decides_the_same_for_the_same_seed():
+    """A ``seed`` key in an agent spec is taken (and wins over the caller's seed); IS-MCTS searches worlds
+    drawn from its seed, so the same seed makes the same decisions: OpenSpiel's bot at an
+    OpenSpiel table, this library's agent seated through ``AgentBot``, and a tournament."""
+    import agents
+    from agents.openspiel import AgentBot, openspiel_bot, play
+    from training.evaluate import tournament
+
+    assert agents.load("openspiel:ismcts:seed=1").keys == {"seed": 1}
+    assert agents.load("openspiel:ismcts:simulations=8,seed=3", seed=5).keys == {"simulations": 8, "seed": 3}
+    assert agents.load("openspiel:mcts", seed=5).keys == {"seed": 5}
+    game = O.load_game("golf", {"num_players": 2, "num_rounds": 1})
+
+    def run(make):
+        bots = [_Recorded(make(0)), _Recorded(AgentBot("heuristic", game, 1))]
+        returns = play(game, bots, seed=3)
+        return bots[0].decisions, returns
+
+    for make in (lambda p: openspiel_bot("ismcts", game, p, simulations=12, seed=1),
+                 lambda p: AgentBot("openspiel:ismcts:simulations=12,seed=1", game, p)):
+        first, second = run(make), run(make)
+        assert first == second and len(first[0]) > 5
+    other = run(lambda p: openspiel_bot("ismcts", game, p, simulations=12, seed=2))
+    assert other != first, "another seed searches other worlds"
+    table = {"num_players": 2, "num_rounds": 1}
+    summaries = [repr(tournament("golf_v0", ["openspiel:ismcts:simulations=8,seed=1", "heuristic"], 2,
+                                 table).summary()) for _ in range(2)]  # repr: nan == nan
+    assert summaries[0] == summaries[1]
+
+
+def test_two_evaluation_runs_of_openspiels_ismcts_give_one_summary(capsys):
+    """``python -m training.evaluate golf "openspiel:ismcts:simulations=20,seed=1" heuristic``, run
+    twice: the same result table (its timing line aside)."""
+    from training.evaluate import main
+
+    argv = ["golf", "openspiel:ismcts:simulations=20,seed=1", "heuristic", "--games", "2",
+            "--config", "num_players=2", "num_rounds=1", "--workers", "1"]
+    tables = []
+    for _ in range(2):
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        tables.append([line for line in out.splitlines() if " games in " not in line])
+    assert tables[0] == tables[1] and any("openspiel:ismcts" in line for line in tables[0])
 
 
 def test_an_openspiel_learner_trains_on_a_game_and_plays_in_this_librarys_evaluation():
