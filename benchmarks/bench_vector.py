@@ -2,6 +2,7 @@
 
     python benchmarks/bench_vector.py                    # every game with vector_env; writes RESULTS.md
     python benchmarks/bench_vector.py --game golf_v0 --seconds 2 --no-write
+    python benchmarks/bench_vector.py --busy             # beside 0, 1 and 2 busy processes (benchmarks/busy.py)
 
 Random legal play (``venv.sample_actions()``), the observation and mask of every game produced at
 every step, at ``num_envs`` 1, 64, 1024 and 16384 on one core (``numba.set_num_threads(1)``), and
@@ -10,7 +11,11 @@ two-core ratio compares the same moments of this VM). Beside it, in the same run
 AEC loop) and OpenSpiel's ``hearts`` with its observation written every step through its buffer
 API (``open_spiel.python.observation.make_observation(...).set_from``; hearts offers the
 information-state tensor). Also the memory per game (state arrays and output buffers) and the
-first-call time in a fresh process with an empty numba cache (compilation) and with a warm one.
+first-call time of ``vector_env(num_envs=1024)`` with the default threads in a fresh process with
+an empty numba cache (what a fresh install pays once: compilation) and with a warm one.
+
+``--busy`` measures instead each thread choice beside 0, 1 and 2 busy processes, and the engine's
+users (``benchmarks/busy.py``), writing ``benchmarks/busy_results.json``.
 
 The batched engine's targets: at ``num_envs=1024`` on one core at least 40× ``env()``
 and 2× OpenSpiel hearts; with both cores at least 1.6× the one-core rate. The script prints
@@ -104,11 +109,13 @@ def memory_per_game(name: str, config: dict, num_envs: int = 1024) -> float:
 
 
 def first_call_seconds(name: str, config: dict) -> tuple[float, float]:
-    """Seconds to build, reset and step a vector env in a fresh process: cold numba cache, warm."""
+    """Seconds to build, reset and step ``vector_env(num_envs=1024)`` (default threads) in a fresh
+    process: cold numba cache (compilation), warm."""
     code = (
         "import time; t = time.perf_counter(); import card_envs\n"
-        f"v = card_envs.ENVIRONMENTS[{name!r}].vector_env(num_envs=64, **{config!r}); v.reset(seed=0)\n"
-        "v.step(v.sample_actions()); v.observe(v._current)\n"
+        f"v = card_envs.ENVIRONMENTS[{name!r}].vector_env(num_envs=1024, **{config!r}); v.reset(seed=0)\n"
+        "for _ in range(3): v.step(v.sample_actions())\n"
+        "v.observe(v._current)\n"
         "print(time.perf_counter() - t)\n"
     )
     with tempfile.TemporaryDirectory() as cache:
@@ -144,11 +151,16 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     ap.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
+    ap.add_argument("--busy", action="store_true",
+                    help="measure each thread choice beside 0, 1 and 2 busy processes (benchmarks/busy.py) instead")
+    ap.add_argument("--no-users", action="store_true", help="with --busy: the engine only, not its users")
     args = ap.parse_args(argv)
     say = lambda *a: print(*a, flush=True)  # noqa: E731
     names = args.game or [n for n, m in card_envs.ENVIRONMENTS.items() if hasattr(m, "vector_env")]
     names = [n if n.endswith("_v0") else f"{n}_v0" for n in names]
     say(f"machine: {machine()}")
+    if args.busy:
+        return busy_main(names, args, say)
     t0 = time.perf_counter()
     hearts = hearts_steps_per_second(args.seconds)
     say(f"openspiel hearts (buffer API): {hearts:,.0f} steps/s" if hearts else "openspiel not installed: hearts skipped")
@@ -194,6 +206,24 @@ def main(argv=None) -> int:
         (HERE / "vector_results.json").write_text(json.dumps({"machine": machine(), "hearts": hearts, "rows": [
             {k if isinstance(k, str) else f"num_envs={k}": v for k, v in r.items()} for r in rows]}, indent=1, default=str))
         say(f"wrote {path}")
+    return 0
+
+
+def busy_main(names: list[str], args, say) -> int:
+    from benchmarks import busy
+
+    result = busy.measure(names, args.seconds, users=not args.no_users, say=say)
+    result.update(machine=machine(), date=time.strftime("%Y-%m-%d"),
+                  command="python benchmarks/bench_vector.py --busy"
+                          + (f" --seconds {args.seconds:g}" if args.seconds != 2.0 else "")
+                          + "".join(f" --game {g}" for g in (args.game or [])) + (" --no-users" if args.no_users else ""))
+    result["table"] = busy.table(result)
+    say(result["table"])
+    worst = min(r["default_vs_best_fixed"] for r in result["rows"])
+    say(f"the default against the best fixed choice: at worst {worst:.2f}× (target 0.8×)")
+    if not args.no_write:
+        (HERE / "busy_results.json").write_text(json.dumps(result, indent=1) + "\n")
+        say(f"wrote {HERE / 'busy_results.json'}")
     return 0
 
 

@@ -53,7 +53,10 @@ Needs numba (``pip install "card_envs[vector]"``); ``import card_envs`` works wi
 
 Threads: ``numba.set_num_threads(k)`` before stepping runs the games of a batch on k threads
 (each game's rows are independent, and each row has its own generator, so results do not depend
-on k); with one thread a plain loop is used.
+on k); with one thread a plain loop is used. By default numba takes every core, and its threads
+wait passively between parallel regions, so a batch keeps its speed when other processes hold
+cores (:mod:`card_envs.runtime`). The first ``vector_env`` of a game after installing or updating
+card_envs compiles its kernels (tens of seconds, said in one line on stderr); numba caches them.
 
 A game supplies a *kernels* object (``card_envs/<game>/kernels.py``) with fixed-shape state arrays
 (one row per game) and compiled kernels::
@@ -86,6 +89,7 @@ A game supplies a *kernels* object (``card_envs/<game>/kernels.py``) with fixed-
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -101,6 +105,9 @@ except ImportError as exc:  # pragma: no cover - exercised by tests that hide nu
 from gymnasium.vector import AutoresetMode
 
 from card_envs.checks import check_reset_options, check_seed
+from card_envs.runtime import announce_compilation, start_threads
+
+start_threads()  # before any kernel runs: numba's threads wait passively (card_envs.runtime)
 
 # ------------------------------------------------------------------------ per-row randomness
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -267,15 +274,40 @@ def _sample_row(mask, rng, out, g):
 
 
 @njit(cache=True)
-def _sample_serial(mask, rng, out):
-    for g in range(mask.shape[0]):
+def _sample_serial(mask, rng, out, lo, hi):
+    for g in range(lo, hi):
         _sample_row(mask, rng, out, g)
 
 
 @njit(cache=True, parallel=True)
-def _sample_parallel(mask, rng, out):
-    for g in prange(mask.shape[0]):
-        _sample_row(mask, rng, out, g)
+def _sample_parallel(mask, rng, out, spans):
+    n = mask.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        _sample_serial(mask, rng, out, lo, hi)
+
+
+#: a parallel driver splits its rows into this many spans per thread, handed out one at a time to
+#: whichever thread is free (a thread the machine deschedules holds up one span, not a share)
+SPANS_PER_THREAD = 4
+
+
+@njit(cache=True, inline="always")
+def span(rows, spans, c):
+    """Span ``c`` of ``spans``: the rows ``lo:hi`` it covers."""
+    return rows * c // spans, rows * (c + 1) // spans
+
+
+def drive(serial, parallel, rows: int, *args) -> None:
+    """Run one kernel over ``rows`` rows: on numba's threads (:func:`threaded`) its parallel driver,
+    ``parallel(*args, spans)``, which runs the serial driver over each of ``spans`` spans of the
+    rows, handed out one at a time; else the serial driver over every row, ``serial(*args, 0,
+    rows)``. (The row's code is compiled once, in the serial driver.)"""
+    if threaded(rows):
+        with numba.parallel_chunksize(1):
+            parallel(*args, max(1, min(rows, SPANS_PER_THREAD * numba.get_num_threads())))
+    else:
+        serial(*args, 0, rows)
 
 
 @njit(cache=True)
@@ -470,7 +502,7 @@ class VectorEnv:
                 self._sample_rng[:] = np.random.SeedSequence(int(rng)).generate_state(self.num_envs, dtype=np.uint64)
             else:
                 raise ValueError(f"rng must be a numpy Generator, an int seed or None, got {type(rng).__name__}")
-        (_sample_parallel if threaded(self.num_envs) else _sample_serial)(self._mask, self._sample_rng, self._sampled)
+        drive(_sample_serial, _sample_parallel, self.num_envs, self._mask, self._sample_rng, self._sampled)
         return self._sampled
 
     # -------------------------------------------------------------------- state exchange
@@ -562,5 +594,7 @@ def make(game: str, num_envs: int, options: dict[str, Any]) -> VectorEnv:
     if render_mode is not None:
         raise ValueError(f"vector_env renders nothing: render_mode must be None, got {render_mode!r}")
     rules = module.raw_env.Rules(**options)
-    kernels = part(game, "kernels").Kernels(rules)
+    kernels_module = part(game, "kernels")
+    announce_compilation(name, (kernels_module, sys.modules[__name__]))
+    kernels = kernels_module.Kernels(rules)
     return VectorEnv(name, rules, kernels, num_envs)

@@ -87,6 +87,9 @@ def limit_threads(env_threads: int) -> None:
     try:
         import numba
 
+        from card_envs.runtime import start_threads
+
+        start_threads()  # their wait policy is set as the engine sets it, before they start
         numba.set_num_threads(max(1, min(env_threads, numba.config.NUMBA_NUM_THREADS)))
     except ImportError:  # the single-game path needs no numba
         pass

@@ -57,7 +57,8 @@ from card_envs.fiddlesticks.rules import (
     FiddlesticksState,
 )
 from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
-from card_envs.vector import GameKernels, add_rank_rewards, randbelow, shuffle, store_final_obs, threaded, wait_row
+from card_envs.vector import (GameKernels, add_rank_rewards, drive, randbelow, shuffle, span,
+                              store_final_obs, wait_row)
 
 SLOT_SCALE = fs_view.SLOT_SCALE  # the view's scale of face-up cards and SWAP picks
 # fields of ``row`` and ``pl`` (declared with the state: ``rules.STATE``)
@@ -181,18 +182,20 @@ def _new_games_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, ha
 
 @njit(cache=True)
 def new_games_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
-                     cfg, deck, rows, decks, stacked, orders):
-    for k in range(rows.shape[0]):
+                     cfg, deck, rows, decks, stacked, orders, lo, hi):
+    for k in range(lo, hi):
         _new_games_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row,
                        rng, cfg, deck, rows, decks, stacked, orders, k)
 
 
 @njit(cache=True, parallel=True)
 def new_games_parallel(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row,
-                       rng, cfg, deck, rows, decks, stacked, orders):
-    for k in prange(rows.shape[0]):
-        _new_games_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row,
-                       rng, cfg, deck, rows, decks, stacked, orders, k)
+                       rng, cfg, deck, rows, decks, stacked, orders, spans):
+    n = rows.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        new_games_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt,
+                         row, rng, cfg, deck, rows, decks, stacked, orders, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -402,8 +405,8 @@ def _step_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, u
 
 @njit(cache=True)
 def step_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, cfg,
-                actions, rewards, term, trunc):
-    for g in range(actions.shape[0]):
+                actions, rewards, term, trunc, lo, hi):
+    for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
         else:
@@ -413,13 +416,12 @@ def step_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand,
 
 @njit(cache=True, parallel=True)
 def step_parallel(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, cfg,
-                  actions, rewards, term, trunc):
-    for g in prange(actions.shape[0]):
-        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
-            wait_row(rewards, term, trunc, g)
-        else:
-            _step_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row,
-                      cfg, actions, rewards, term, trunc, g)
+                  actions, rewards, term, trunc, spans):
+    n = actions.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        step_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row,
+                    cfg, actions, rewards, term, trunc, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -459,15 +461,17 @@ def _legal_row(hcnt, up, down, pl, row, cfg, mask, g):
 
 
 @njit(cache=True)
-def legal_serial(hcnt, up, down, pl, row, cfg, mask):
-    for g in range(mask.shape[0]):
+def legal_serial(hcnt, up, down, pl, row, cfg, mask, lo, hi):
+    for g in range(lo, hi):
         _legal_row(hcnt, up, down, pl, row, cfg, mask, g)
 
 
 @njit(cache=True, parallel=True)
-def legal_parallel(hcnt, up, down, pl, row, cfg, mask):
-    for g in prange(mask.shape[0]):
-        _legal_row(hcnt, up, down, pl, row, cfg, mask, g)
+def legal_parallel(hcnt, up, down, pl, row, cfg, mask, spans):
+    n = mask.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        legal_serial(hcnt, up, down, pl, row, cfg, mask, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -569,17 +573,20 @@ def _encode_swap_row(picked, dealt, pl, n, offs, tabs, g, me, out):
 
 
 @njit(cache=True)
-def encode_serial(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out):
-    for w in range(rows.shape[0]):
+def encode_serial(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out,
+                  lo, hi):
+    for w in range(lo, hi):
         _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats,
-                    out, w),
+                    out, w)
 
 
 @njit(cache=True, parallel=True)
-def encode_parallel(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out):
-    for w in prange(rows.shape[0]):
-        _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats,
-                    out, w),
+def encode_parallel(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out, spans):
+    n = rows.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        encode_serial(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows,
+                      seats, out, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -627,17 +634,14 @@ def _finish_game(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand
           g, orders[g], False)
 
 
-@njit(cache=True, parallel=True)
-def advance_parallel(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
-                     cfg, deck, orders, offs, tabs, actions, rewards, term, trunc, done, final_obs, scores, ranks,
-                     reward_rank, observed, seats, current, mask, obs, rows):
-    """``VectorEnv.step`` in every game, on numba's threads (``Kernels.advance``): the action; if the
-    game ends, every seat's final observation, the results, rank rewards and a new deal; then the
-    seat to act, the mask and the observation. A waiting game keeps its observation."""
-    # every buffer is its own argument: passed as one tuple (unpacked in or out of the loop),
-    # numba's parfor lowering lost stores (the encoder's last block, a waiting game's flags),
-    # found by tests/vector/test_vector_api.py's parallel-path test
-    for g in prange(actions.shape[0]):
+@njit(cache=True)
+def advance_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
+                   cfg, deck, orders, offs, tabs, actions, rewards, term, trunc, done, final_obs, scores, ranks,
+                   reward_rank, observed, seats, current, mask, obs, rows, lo, hi):
+    """``VectorEnv.step`` in the games ``lo:hi`` (``Kernels.advance``): the action; if the game
+    ends, every seat's final observation, the results, rank rewards and a new deal; then the seat
+    to act, the mask and the observation. A waiting game keeps its observation."""
+    for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
             done[g] = False
@@ -654,10 +658,22 @@ def advance_parallel(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, 
             current[g] = row[g, CUR]
             _legal_row(hcnt, up, down, pl, row, cfg, mask, g)
             _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows,
-                        current, obs,
-                        g)
+                        current, obs, g)
             if row[g, PHASE] == SWAP:
                 _encode_swap_row(picked, dealt, pl, cfg[C_PLAYERS], offs, tabs, g, current[g], obs)
+
+
+@njit(cache=True, parallel=True)
+def advance_parallel(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
+                     cfg, deck, orders, offs, tabs, actions, rewards, term, trunc, done, final_obs, scores, ranks,
+                     reward_rank, observed, seats, current, mask, obs, rows, spans):
+    """:func:`advance_serial` in every game, its spans on numba's threads."""
+    n = actions.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        advance_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt,
+                       row, rng, cfg, deck, orders, offs, tabs, actions, rewards, term, trunc, done, final_obs,
+                       scores, ranks, reward_rank, observed, seats, current, mask, obs, rows, lo, hi)
 
 
 class Kernels(GameKernels):
@@ -699,25 +715,25 @@ class Kernels(GameKernels):
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
-        (new_games_parallel if threaded(len(rows)) else new_games_serial)(*self._game(a), a["rng"], self.cfg, self.deck, rows,
-                         decks if stacked else self._no_decks, stacked, a["order"])
+        drive(new_games_serial, new_games_parallel, len(rows), *self._game(a), a["rng"], self.cfg, self.deck, rows,
+              decks if stacked else self._no_decks, stacked, a["order"])
 
     def step(self, a, actions, rewards, term, trunc) -> None:
-        (step_parallel if threaded(len(actions)) else step_serial)(*self._game(a), self.cfg, actions, rewards, term, trunc)
+        drive(step_serial, step_parallel, len(actions), *self._game(a), self.cfg, actions, rewards, term, trunc)
 
     def legal(self, a, mask) -> None:
-        (legal_parallel if threaded(len(mask)) else legal_serial)(a["hcnt"], a["up"], a["down"], a["pl"], a["row"], self.cfg, mask)
+        drive(legal_serial, legal_parallel, len(mask), a["hcnt"], a["up"], a["down"], a["pl"], a["row"], self.cfg, mask)
 
     def encode(self, a, rows, seats, out) -> None:
-        (encode_parallel if threaded(len(rows)) else encode_serial)(
+        drive(encode_serial, encode_parallel, len(rows),
             a["hcnt"], a["up"], a["down"], a["picked"], a["dealt"], a["known"], a["absent"], a["pcnt"], a["ccnt"],
             a["pl"], a["row"], self.cfg, self.offs, self.tabs, rows, seats, out)
         encode_swap(a["picked"], a["dealt"], a["pl"], a["row"], self.cfg, self.offs, self.tabs, rows, seats, out)
 
     def advance(self, a, actions, out) -> None:
         """The one-pass step of every game on numba's threads (``VectorEnv.step``)."""
-        advance_parallel(*self._game(a), a["rng"], self.cfg, self.deck, a["order"], self.offs, self.tabs,
-            actions, *out)
+        drive(advance_serial, advance_parallel, len(actions), *self._game(a), a["rng"], self.cfg, self.deck,
+              a["order"], self.offs, self.tabs, actions, *out)
 
     def results(self, a, rows, scores, ranks) -> None:
         results_kernel(a["down"], a["pl"], a["row"], self.cfg, rows, scores, ranks)

@@ -42,7 +42,7 @@ from card_envs.golf.rules import (
     GolfState,
 )
 from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
-from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
+from card_envs.vector import GameKernels, drive, randbelow, shuffle, span, wait_row
 
 TOTAL_SCALE, ROUND_SCALE = golf_view.TOTAL_SCALE, golf_view.ROUND_SCALE  # the view's scales
 # fields of ``row`` and ``seat`` (declared with the state: ``rules.STATE``)
@@ -86,7 +86,7 @@ _COLUMN = np.array((0, 1, 2, 0, 1, 2), dtype=np.int64)
 
 
 # ------------------------------------------------------------------------------ the rules
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _grid_score(grid, g, p):
     """A layout's round score: its three column scores (a pair by rank scores 0)."""
     total = 0
@@ -98,7 +98,7 @@ def _grid_score(grid, g, p):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _turn_up(grid, up, closed, g, p, slot):
     """Turn a slot face up; its column closes if both cards are face up and of equal rank."""
     up[g, p, slot] = 1
@@ -107,7 +107,7 @@ def _turn_up(grid, up, closed, g, p, slot):
         closed[g, p, _COLUMN[slot]] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _all_up(up, g, p):
     for i in range(NUM_SLOTS):
         if not up[g, p, i]:
@@ -115,7 +115,7 @@ def _all_up(up, g, p):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_turn(stock, discard, row, rng, g, p):
     """TURN_START: an empty stock is rebuilt from the discards under the top card."""
     row[g, CUR] = p
@@ -200,15 +200,18 @@ def _new_games_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, 
 
 
 @njit(cache=True)
-def new_games_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders):
-    for k in range(rows.shape[0]):
+def new_games_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders, lo, hi):
+    for k in range(lo, hi):
         _new_games_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders, k)
 
 
 @njit(cache=True, parallel=True)
-def new_games_parallel(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders):
-    for k in prange(rows.shape[0]):
-        _new_games_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders, k)
+def new_games_parallel(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders, spans):
+    n = rows.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        new_games_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks,
+                         stacked, orders, lo, hi)
 
 
 @njit(cache=True)
@@ -249,7 +252,7 @@ def _end_round(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg,
     _deal(grid, up, closed, stock, discard, row, rng, cfg, deck, g, order, False)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, p, rewards, order):
     """END_CHECK: the first player with six face-up cards triggers the final turns."""
     n = cfg[C_PLAYERS]
@@ -323,8 +326,8 @@ def _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, 
 
 
 @njit(cache=True)
-def step_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
-    for g in range(actions.shape[0]):
+def step_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, lo, hi):
+    for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
         else:
@@ -332,12 +335,12 @@ def step_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg
 
 
 @njit(cache=True, parallel=True)
-def step_parallel(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
-    for g in prange(actions.shape[0]):
-        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
-            wait_row(rewards, term, trunc, g)
-        else:
-            _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
+def step_parallel(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, spans):
+    n = actions.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        step_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term,
+                    trunc, orders, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -368,15 +371,17 @@ def _legal_row(closed, up, row, cfg, mask, g):
 
 
 @njit(cache=True)
-def legal_serial(closed, up, row, cfg, mask):
-    for g in range(mask.shape[0]):
+def legal_serial(closed, up, row, cfg, mask, lo, hi):
+    for g in range(lo, hi):
         _legal_row(closed, up, row, cfg, mask, g)
 
 
 @njit(cache=True, parallel=True)
-def legal_parallel(closed, up, row, cfg, mask):
-    for g in prange(mask.shape[0]):
-        _legal_row(closed, up, row, cfg, mask, g)
+def legal_parallel(closed, up, row, cfg, mask, spans):
+    n = mask.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        legal_serial(closed, up, row, cfg, mask, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -443,15 +448,17 @@ def _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, off
 
 
 @njit(cache=True)
-def encode_serial(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out):
-    for w in range(rows.shape[0]):
+def encode_serial(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, lo, hi):
+    for w in range(lo, hi):
         _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, w)
 
 
 @njit(cache=True, parallel=True)
-def encode_parallel(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out):
-    for w in prange(rows.shape[0]):
-        _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, w)
+def encode_parallel(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, spans):
+    n = rows.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        encode_serial(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, lo, hi)
 
 
 class Kernels(GameKernels):
@@ -482,17 +489,18 @@ class Kernels(GameKernels):
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
-        (new_games_parallel if threaded(len(rows)) else new_games_serial)(*self._game(a), a["rng"], self.cfg, self.deck, rows,
+        drive(new_games_serial, new_games_parallel, len(rows), *self._game(a), a["rng"], self.cfg, self.deck, rows,
                          decks if stacked else self._no_decks, stacked, a["order"])
 
     def step(self, a, actions, rewards, term, trunc) -> None:
-        (step_parallel if threaded(len(actions)) else step_serial)(*self._game(a), a["rng"], self.cfg, self.deck, actions, rewards, term, trunc, a["order"])
+        drive(step_serial, step_parallel, len(actions), *self._game(a), a["rng"], self.cfg, self.deck, actions, rewards,
+              term, trunc, a["order"])
 
     def legal(self, a, mask) -> None:
-        (legal_parallel if threaded(len(mask)) else legal_serial)(a["closed"], a["up"], a["row"], self.cfg, mask)
+        drive(legal_serial, legal_parallel, len(mask), a["closed"], a["up"], a["row"], self.cfg, mask)
 
     def encode(self, a, rows, seats, out) -> None:
-        (encode_parallel if threaded(len(rows)) else encode_serial)(*self._game(a), self.cfg, self.offs, rows, seats, out)
+        drive(encode_serial, encode_parallel, len(rows), *self._game(a), self.cfg, self.offs, rows, seats, out)
 
     def points(self, a) -> np.ndarray:
         return a["seat"][:, :, TOTAL]

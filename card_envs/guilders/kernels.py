@@ -49,7 +49,7 @@ from card_envs.guilders.rules import (
 )
 from card_envs.guilders.view import MISS_SCALE, NUM_EVENTS, SCORE_SCALE
 from card_envs.schema import CARDS, PLAYERS, ConfigArray
-from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
+from card_envs.vector import GameKernels, drive, randbelow, shuffle, span, wait_row
 
 NUM_CARDS = cards.NUM_CARDS
 NUM_STATS = 1 + len(VALUES)  # the columns of ``stats``: the score, then the cards of each value
@@ -212,15 +212,18 @@ def _new_games_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, mis
 
 
 @njit(cache=True)
-def new_games_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked):
-    for w in range(rows.shape[0]):
+def new_games_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, lo, hi):
+    for w in range(lo, hi):
         _new_games_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, w)
 
 
 @njit(cache=True, parallel=True)
-def new_games_parallel(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked):
-    for w in prange(rows.shape[0]):
-        _new_games_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, w)
+def new_games_parallel(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, spans):
+    n = rows.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        new_games_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat,
+                         pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -337,8 +340,8 @@ def _step_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, mi
 
 
 @njit(cache=True)
-def step_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc):
-    for g in range(actions.shape[0]):
+def step_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, lo, hi):
+    for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
         else:
@@ -346,12 +349,12 @@ def step_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, 
 
 
 @njit(cache=True, parallel=True)
-def step_parallel(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc):
-    for g in prange(actions.shape[0]):
-        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
-            wait_row(rewards, term, trunc, g)
-        else:
-            _step_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, g)
+def step_parallel(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, spans):
+    n = actions.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        step_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card,
+                    pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -366,15 +369,17 @@ def _legal_row(row, good_joker, mask, g):
 
 
 @njit(cache=True)
-def legal_serial(row, good_joker, mask):
-    for g in range(mask.shape[0]):
+def legal_serial(row, good_joker, mask, lo, hi):
+    for g in range(lo, hi):
         _legal_row(row, good_joker, mask, g)
 
 
 @njit(cache=True, parallel=True)
-def legal_parallel(row, good_joker, mask):
-    for g in prange(mask.shape[0]):
-        _legal_row(row, good_joker, mask, g)
+def legal_parallel(row, good_joker, mask, spans):
+    n = mask.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        legal_serial(row, good_joker, mask, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -474,15 +479,18 @@ def _encode_row(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pi
 
 
 @njit(cache=True)
-def encode_serial(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out):
-    for w in range(rows.shape[0]):
+def encode_serial(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out, lo, hi):
+    for w in range(lo, hi):
         _encode_row(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out, w)
 
 
 @njit(cache=True, parallel=True)
-def encode_parallel(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out):
-    for w in prange(rows.shape[0]):
-        _encode_row(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out, w)
+def encode_parallel(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out, spans):
+    n = rows.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        encode_serial(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg,
+                      deck_counts, offs, tabs, rows, seats, out, lo, hi)
 
 
 class Kernels(GameKernels):
@@ -522,17 +530,17 @@ class Kernels(GameKernels):
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
-        (new_games_parallel if threaded(len(rows)) else new_games_serial)(*self._game(a), a["rng"], self.cfg, self.deck, rows,
+        drive(new_games_serial, new_games_parallel, len(rows), *self._game(a), a["rng"], self.cfg, self.deck, rows,
                          decks if stacked else self._no_decks, stacked)
 
     def step(self, a, actions, rewards, term, trunc) -> None:
-        (step_parallel if threaded(len(actions)) else step_serial)(*self._game(a), a["rng"], self.cfg, actions, rewards, term, trunc)
+        drive(step_serial, step_parallel, len(actions), *self._game(a), a["rng"], self.cfg, actions, rewards, term, trunc)
 
     def legal(self, a, mask) -> None:
-        (legal_parallel if threaded(len(mask)) else legal_serial)(a["row"], bool(self.cfg[C_GOOD]), mask)
+        drive(legal_serial, legal_parallel, len(mask), a["row"], bool(self.cfg[C_GOOD]), mask)
 
     def encode(self, a, rows, seats, out) -> None:
-        (encode_parallel if threaded(len(rows)) else encode_serial)(
+        drive(encode_serial, encode_parallel, len(rows),
             a["stats"], a["known"], a["miss"], a["miss_all"], a["miss_seat"], a["pile_card"], a["pile_val"],
             a["pile_len"], a["counts"], a["row"], self.cfg, self.deck_counts, self.offs, self.tabs, rows, seats, out)
 

@@ -68,8 +68,8 @@ from card_envs.guillotine.rules import (
     GuillotineState,
 )
 from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
-from card_envs.vector import (GameKernels, add_rank_rewards, final_result, randbelow, shuffle, store_final_obs, threaded,
-                              wait_row)
+from card_envs.vector import (GameKernels, add_rank_rewards, drive, final_result, randbelow, shuffle, span,
+                              store_final_obs, wait_row)
 
 N = NUM_PLAYERS
 assert N == 4  # relative seats are computed as ``& 3``
@@ -211,15 +211,17 @@ def _new_games_row(seat, row, rng, cfg, rows, decks, stacked, orders, k):
 
 
 @njit(cache=True)
-def new_games_serial(seat, row, rng, cfg, rows, decks, stacked, orders):
-    for k in range(rows.shape[0]):
+def new_games_serial(seat, row, rng, cfg, rows, decks, stacked, orders, lo, hi):
+    for k in range(lo, hi):
         _new_games_row(seat, row, rng, cfg, rows, decks, stacked, orders, k)
 
 
 @njit(cache=True, parallel=True)
-def new_games_parallel(seat, row, rng, cfg, rows, decks, stacked, orders):
-    for k in prange(rows.shape[0]):
-        _new_games_row(seat, row, rng, cfg, rows, decks, stacked, orders, k)
+def new_games_parallel(seat, row, rng, cfg, rows, decks, stacked, orders, spans):
+    n = rows.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        new_games_serial(seat, row, rng, cfg, rows, decks, stacked, orders, lo, hi)
 
 
 @njit(cache=True)
@@ -398,8 +400,8 @@ def _step_row(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orde
 
 
 @njit(cache=True)
-def step_serial(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points):
-    for g in range(actions.shape[0]):
+def step_serial(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, lo, hi):
+    for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
         else:
@@ -407,12 +409,11 @@ def step_serial(seat, row, rng, cfg, strength, actions, rewards, term, trunc, or
 
 
 @njit(cache=True, parallel=True)
-def step_parallel(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points):
-    for g in prange(actions.shape[0]):
-        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
-            wait_row(rewards, term, trunc, g)
-        else:
-            _step_row(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, g)
+def step_parallel(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, spans):
+    n = actions.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        step_serial(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -448,15 +449,17 @@ def _legal_row(seat, row, cfg, mask, g):
 
 
 @njit(cache=True)
-def legal_serial(seat, row, cfg, mask):
-    for g in range(mask.shape[0]):
+def legal_serial(seat, row, cfg, mask, lo, hi):
+    for g in range(lo, hi):
         _legal_row(seat, row, cfg, mask, g)
 
 
 @njit(cache=True, parallel=True)
-def legal_parallel(seat, row, cfg, mask):
-    for g in prange(mask.shape[0]):
-        _legal_row(seat, row, cfg, mask, g)
+def legal_parallel(seat, row, cfg, mask, spans):
+    n = mask.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        legal_serial(seat, row, cfg, mask, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -532,15 +535,17 @@ def _encode_row(seat, row, cfg, tab, rows, seats, out, w):
 
 
 @njit(cache=True)
-def encode_serial(seat, row, cfg, tab, rows, seats, out):
-    for w in range(rows.shape[0]):
+def encode_serial(seat, row, cfg, tab, rows, seats, out, lo, hi):
+    for w in range(lo, hi):
         _encode_row(seat, row, cfg, tab, rows, seats, out, w)
 
 
 @njit(cache=True, parallel=True)
-def encode_parallel(seat, row, cfg, tab, rows, seats, out):
-    for w in prange(rows.shape[0]):
-        _encode_row(seat, row, cfg, tab, rows, seats, out, w)
+def encode_parallel(seat, row, cfg, tab, rows, seats, out, spans):
+    n = rows.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        encode_serial(seat, row, cfg, tab, rows, seats, out, lo, hi)
 
 
 
@@ -556,17 +561,14 @@ def _finish_game(seat, row, rng, cfg, tab, orders, final_obs, scores, ranks, obs
     _new_game(seat, row, rng, cfg, g, orders[g], False)
 
 
-@njit(cache=True, parallel=True)
-def advance_parallel(seat, row, rng, cfg, strength, tab, orders, points, actions, rewards, term, trunc, done, final_obs,
-                     scores, ranks, reward_rank, observed, seats, current, mask, obs, rows):
-    """``VectorEnv.step`` in every game, on numba's threads (``Kernels.advance``): the action; if the
-    game ends, every seat's final observation, the results (the lowest total first), rank rewards
-    and a new game; then the seat to act, the mask and the observation. A waiting game keeps its
+@njit(cache=True)
+def advance_serial(seat, row, rng, cfg, strength, tab, orders, points, actions, rewards, term, trunc, done, final_obs,
+                   scores, ranks, reward_rank, observed, seats, current, mask, obs, rows, lo, hi):
+    """``VectorEnv.step`` in the games ``lo:hi`` (``Kernels.advance``): the action; if the game
+    ends, every seat's final observation, the results (the lowest total first), rank rewards and a
+    new game; then the seat to act, the mask and the observation. A waiting game keeps its
     observation."""
-    # every buffer is its own argument: passed as one tuple (unpacked in or out of the loop),
-    # numba's parfor lowering lost stores (the encoder's last block, a waiting game's flags),
-    # found by tests/vector/test_vector_api.py's parallel-path test
-    for g in prange(actions.shape[0]):
+    for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
             done[g] = False
@@ -580,6 +582,17 @@ def advance_parallel(seat, row, rng, cfg, strength, tab, orders, points, actions
             current[g] = row[g, CUR]
             _legal_row(seat, row, cfg, mask, g)
             _encode_row(seat, row, cfg, tab, rows, current, obs, g)
+
+
+@njit(cache=True, parallel=True)
+def advance_parallel(seat, row, rng, cfg, strength, tab, orders, points, actions, rewards, term, trunc, done, final_obs,
+                     scores, ranks, reward_rank, observed, seats, current, mask, obs, rows, spans):
+    """:func:`advance_serial` in every game, its spans on numba's threads."""
+    n = actions.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        advance_serial(seat, row, rng, cfg, strength, tab, orders, points, actions, rewards, term, trunc, done,
+                       final_obs, scores, ranks, reward_rank, observed, seats, current, mask, obs, rows, lo, hi)
 
 
 class Kernels(GameKernels):
@@ -610,25 +623,25 @@ class Kernels(GameKernels):
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
-        (new_games_parallel if threaded(rows.shape[0]) else new_games_serial)(
+        drive(new_games_serial, new_games_parallel, rows.shape[0],
             a["seat"], a["row"], a["rng"], self.cfg, rows, decks if stacked else self._no_decks, stacked, a["order"])
 
     def step(self, a, actions, rewards, term, trunc) -> None:
-        (step_parallel if threaded(actions.shape[0]) else step_serial)(
+        drive(step_serial, step_parallel, actions.shape[0],
             a["seat"], a["row"], a["rng"], self.cfg, self.strength, actions, rewards, term, trunc, a["order"],
             a["points"])
 
     def legal(self, a, mask) -> None:
-        (legal_parallel if threaded(mask.shape[0]) else legal_serial)(a["seat"], a["row"], self.cfg, mask)
+        drive(legal_serial, legal_parallel, mask.shape[0], a["seat"], a["row"], self.cfg, mask)
 
     def encode(self, a, rows, seats, out) -> None:
-        (encode_parallel if threaded(rows.shape[0]) else encode_serial)(
+        drive(encode_serial, encode_parallel, rows.shape[0],
             a["seat"], a["row"], self.cfg, _BIT_TABLE, rows, seats, out)
 
     def advance(self, a, actions, out) -> None:
         """The one-pass step of every game on numba's threads (``VectorEnv.step``)."""
-        advance_parallel(a["seat"], a["row"], a["rng"], self.cfg, self.strength, _BIT_TABLE, a["order"],
-            a["points"], actions, *out)
+        drive(advance_serial, advance_parallel, actions.shape[0], a["seat"], a["row"], a["rng"], self.cfg,
+              self.strength, _BIT_TABLE, a["order"], a["points"], actions, *out)
 
     def points(self, a) -> np.ndarray:
         return a["seat"][:, :, TOTAL]

@@ -48,7 +48,7 @@ from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
 from card_envs.set_collecting import view as set_view
 from card_envs.set_collecting.engine import ACQUIRE, DECK, DRAW_TWO, NUM_RANKS, OVER, PLAY, STATE, SetState
 from card_envs.set_collecting.variant import SetVariant
-from card_envs.vector import GameKernels, randbelow, shuffle, threaded, wait_row
+from card_envs.vector import GameKernels, drive, randbelow, shuffle, span, wait_row
 
 DECK_SIZE = len(DECK)  # the stock's ring buffer holds the whole deck
 # fields of ``row`` and ``seat`` (declared with the state: ``engine.STATE``)
@@ -204,15 +204,18 @@ def _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, c
 
 
 @njit(cache=True)
-def new_games_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders):
-    for k in range(rows.shape[0]):
+def new_games_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders, lo, hi):
+    for k in range(lo, hi):
         _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders, k)
 
 
 @njit(cache=True, parallel=True)
-def new_games_parallel(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders):
-    for k in prange(rows.shape[0]):
-        _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders, k)
+def new_games_parallel(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders, spans):
+    n = rows.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        new_games_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked,
+                         orders, lo, hi)
 
 
 @njit(cache=True)
@@ -465,8 +468,8 @@ def _step_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, d
 
 
 @njit(cache=True)
-def step_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
-    for g in range(actions.shape[0]):
+def step_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders, lo, hi):
+    for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
             wait_row(rewards, term, trunc, g)
         else:
@@ -474,12 +477,12 @@ def step_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg,
 
 
 @njit(cache=True, parallel=True)
-def step_parallel(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders):
-    for g in prange(actions.shape[0]):
-        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
-            wait_row(rewards, term, trunc, g)
-        else:
-            _step_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g)
+def step_parallel(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders, spans):
+    n = actions.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        step_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term,
+                    trunc, orders, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -504,15 +507,17 @@ def _legal_row(counts, seat, row, cfg, mask, g):
 
 
 @njit(cache=True)
-def legal_serial(counts, seat, row, cfg, mask):
-    for g in range(mask.shape[0]):
+def legal_serial(counts, seat, row, cfg, mask, lo, hi):
+    for g in range(lo, hi):
         _legal_row(counts, seat, row, cfg, mask, g)
 
 
 @njit(cache=True, parallel=True)
-def legal_parallel(counts, seat, row, cfg, mask):
-    for g in prange(mask.shape[0]):
-        _legal_row(counts, seat, row, cfg, mask, g)
+def legal_parallel(counts, seat, row, cfg, mask, spans):
+    n = mask.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        legal_serial(counts, seat, row, cfg, mask, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -602,15 +607,17 @@ def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats
 
 
 @njit(cache=True)
-def encode_serial(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out):
-    for w in range(rows.shape[0]):
+def encode_serial(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, lo, hi):
+    for w in range(lo, hi):
         _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, w)
 
 
 @njit(cache=True, parallel=True)
-def encode_parallel(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out):
-    for w in prange(rows.shape[0]):
-        _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, w)
+def encode_parallel(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, spans):
+    n = rows.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        encode_serial(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, lo, hi)
 
 
 @njit(cache=True)
@@ -655,18 +662,18 @@ class Kernels(GameKernels):
 
     def new_games(self, a, rows, decks) -> None:
         stacked = decks is not None
-        (new_games_parallel if threaded(len(rows)) else new_games_serial)(
+        drive(new_games_serial, new_games_parallel, len(rows),
             *self._game(a), a["rng"], self.cfg, self.deck, rows, decks if stacked else self._no_decks, stacked, a["order"])
 
     def step(self, a, actions, rewards, term, trunc) -> None:
-        (step_parallel if threaded(len(actions)) else step_serial)(
+        drive(step_serial, step_parallel, len(actions),
             *self._game(a), a["rng"], self.cfg, self.deck, actions, rewards, term, trunc, a["order"])
 
     def legal(self, a, mask) -> None:
-        (legal_parallel if threaded(len(mask)) else legal_serial)(a["counts"], a["seat"], a["row"], self.cfg, mask)
+        drive(legal_serial, legal_parallel, len(mask), a["counts"], a["seat"], a["row"], self.cfg, mask)
 
     def encode(self, a, rows, seats, out) -> None:
-        (encode_parallel if threaded(len(rows)) else encode_serial)(
+        drive(encode_serial, encode_parallel, len(rows),
             a["counts"], a["kcounts"], a["seat"], a["shown"], a["stock"], a["row"], self.cfg, self.offs, rows, seats, out)
 
     def points(self, a) -> np.ndarray:

@@ -1,0 +1,202 @@
+"""The batched engine and its users on a busy machine: each thread choice beside 0, 1 and 2 busy
+processes, side by side in one run (``python benchmarks/bench_vector.py --busy``).
+
+A researcher's machine is rarely idle: a training run beside its evaluation, a second experiment,
+a browser. This measures what the engine's default threads keep of their speed then, against
+every fixed choice a user could make instead:
+
+- ``default``: what card_envs does unprompted (every core, numba's threads waiting passively:
+  ``card_envs.runtime``);
+- ``1 thread``: ``NUMBA_NUM_THREADS=1`` (the plain loops, no parallel regions);
+- ``spinning``: every core with ``OMP_WAIT_POLICY=ACTIVE`` (libgomp's threads spin between
+  regions: what numba did by default before);
+- ``passive``: every core with ``OMP_WAIT_POLICY=PASSIVE`` set by the user;
+- ``workqueue``: every core on numba's own ``workqueue`` threading layer.
+
+The load is ``busy`` processes, each a bounded loop of pure Python (started before a load level,
+killed after it), so with two of them on two cores the engine competes for every core. Each
+measurement is a fresh process (the thread settings must be in place before numba starts its
+threads), warmed up, then timed for ``seconds`` as the mean rate over that time (under load a
+best slice would only find the moments the busy loops were descheduled). The choices are
+measured one after the other within a load level, in an order that alternates between games.
+
+The engine's users are measured the same way: PIMC's batched rollouts (decisions per second of
+``pimc:engine=batched`` in Golf), the SB3 training loop (learner steps per second of
+``training.train``, whose collection takes one engine thread), and an evaluation with two worker
+processes (games per second).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHOICES: dict[str, dict[str, str]] = {
+    "default": {},
+    "1 thread": {"NUMBA_NUM_THREADS": "1"},
+    "spinning": {"OMP_WAIT_POLICY": "ACTIVE"},
+    "passive": {"OMP_WAIT_POLICY": "PASSIVE"},
+    "workqueue": {"NUMBA_THREADING_LAYER": "workqueue"},
+}
+#: the choices measured for the engine's users (the layers add nothing new there)
+USER_CHOICES = ("default", "1 thread", "spinning")
+LOADS = (0, 1, 2)
+
+_VECTOR = """
+import sys, time
+import card_envs
+name, seconds = sys.argv[1], float(sys.argv[2])
+m = card_envs.ENVIRONMENTS[name]
+v = m.vector_env(num_envs=1024, **m.BENCHMARK_CONFIG); v.reset(seed=0)
+for _ in range(30): v.step(v.sample_actions())
+steps, t = 0, time.perf_counter()
+while time.perf_counter() - t < seconds:
+    for _ in range(5): v.step(v.sample_actions())
+    steps += 5
+print(steps * v.num_envs / (time.perf_counter() - t))
+"""
+
+_PIMC = """
+import sys, time
+import numpy as np
+import agents, card_envs
+from agents.base import start_game
+seconds = float(sys.argv[1])
+config = {"num_players": 2, "num_rounds": 1}
+agent = agents.load("pimc:engine=batched,worlds=64,rollout=random", seed=0)
+env = card_envs.golf_v0.env(**config)
+rng = np.random.default_rng(0)
+decisions, t, game = 0, None, 0
+while t is None or time.perf_counter() - t < seconds:
+    env.reset(seed=game); game += 1
+    start_game(agent, "golf_v0", config, "player_0")
+    for a in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None); continue
+        if a == "player_0":
+            action = agent.act(obs, a, "golf_v0")
+            if t is None: t = time.perf_counter()  # the first decision loads the kernels
+            else: decisions += 1
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+print(decisions / (time.perf_counter() - t))
+"""
+
+
+def _busy(count: int, seconds: float) -> list[subprocess.Popen]:
+    code = f"import time\nend = time.time() + {seconds}\nwhile time.time() < end:\n    pass\n"
+    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
+
+
+def _run(args: list[str], choice: str, timeout: float) -> float:
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_NUM_THREADS",
+                                                            "NUMBA_THREADING_LAYER")}
+    env.update(CHOICES[choice])
+    out = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, cwd=ROOT,
+                         timeout=timeout)
+    if out.returncode != 0:
+        raise RuntimeError(f"{args[:3]} under {choice} failed:\n{out.stderr[-2000:]}")
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def vector_rate(game: str, choice: str, seconds: float) -> float:
+    """``vector_env(num_envs=1024)`` random-play steps/s of ``game`` under ``choice``."""
+    return _run(["-c", _VECTOR, game, str(seconds)], choice, timeout=600)
+
+
+def pimc_rate(choice: str, seconds: float) -> float:
+    """PIMC decisions/s with batched rollouts (64 worlds of random play), Golf, 2 players."""
+    return _run(["-c", _PIMC, str(seconds)], choice, timeout=600)
+
+
+def training_rate(choice: str, seconds: float) -> float:
+    """Learner steps/s of ``training.train golf_v0`` run for ``seconds`` (no evaluation)."""
+    with tempfile.TemporaryDirectory() as out:
+        name = "busy"
+        args = ["-m", "training.train", "golf_v0", "--minutes", f"{seconds / 60:.4f}", "--no-progress",
+                "--out", out, "--name", name, "--config", "eval.every=1000000000", "eval.games=2",
+                "eval.final_games=0"]
+        env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_NUM_THREADS",
+                                                                "NUMBA_THREADING_LAYER")}
+        env.update(CHOICES[choice])
+        subprocess.run([sys.executable, *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL,
+                       timeout=seconds + 600)
+        return float(json.loads((Path(out) / "golf_v0" / name / "final_eval.json").read_text())["steps_per_second"])
+
+
+def evaluation_rate(choice: str, games: int) -> float:
+    """Games/s of ``training.evaluate golf heuristic random`` with two worker processes."""
+    with tempfile.TemporaryDirectory() as out:
+        env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_NUM_THREADS",
+                                                                "NUMBA_THREADING_LAYER")}
+        env.update(CHOICES[choice])
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "training.evaluate", "golf", "heuristic", "random", "--players", "2", "--games",
+                        str(games), "--workers", "2", "--out", out], cwd=ROOT, env=env, check=True,
+                       stdout=subprocess.DEVNULL, timeout=1800)
+        return games / (time.perf_counter() - began)
+
+
+def measure(games: list[str], seconds: float, users: bool, say=print) -> dict:
+    """Every (load, game or user, choice) rate, side by side; see the module docstring."""
+    rows = []
+    started = time.perf_counter()
+    for load in LOADS:
+        budget = len(games) * len(CHOICES) * (seconds + 15) + (
+            len(USER_CHOICES) * (seconds * 4 + 200) if users else 0) + 600
+        busy = _busy(load, budget)
+        try:
+            for k, game in enumerate(games):
+                order = list(CHOICES) if k % 2 == 0 else list(reversed(CHOICES))
+                row = {"load": load, "what": game, "unit": "steps/s"}
+                for choice in order:
+                    row[choice] = vector_rate(game, choice, seconds)
+                rows.append(row)
+                say(_line(row))
+            if users:
+                for what, unit, rate in (
+                        ("pimc (batched rollouts)", "decisions/s", lambda c: pimc_rate(c, seconds * 2)),
+                        ("training.train (SB3)", "learner steps/s", lambda c: training_rate(c, seconds * 4)),
+                        ("training.evaluate (2 workers)", "games/s", lambda c: evaluation_rate(c, 200))):
+                    row = {"load": load, "what": what, "unit": unit}
+                    for choice in USER_CHOICES:
+                        row[choice] = rate(choice)
+                    rows.append(row)
+                    say(_line(row))
+        finally:
+            for p in busy:
+                p.kill()
+                p.wait()
+    for row in rows:
+        fixed = [row[c] for c in row if c in CHOICES and c != "default"]
+        row["default_vs_best_fixed"] = row["default"] / max(fixed)
+        idle = next(r for r in rows if r["load"] == 0 and r["what"] == row["what"])
+        if "spinning" in idle:
+            row["default_vs_idle_spinning"] = row["default"] / idle["spinning"]
+    return {"seconds": seconds, "elapsed": time.perf_counter() - started, "rows": rows}
+
+
+def _line(row: dict) -> str:
+    rates = ", ".join(f"{c} {row[c]:,.0f}" for c in CHOICES if c in row)
+    return f"busy {row['load']}: {row['what']} ({row['unit']}): {rates}"
+
+
+def table(result: dict) -> str:
+    """The speed page's table: each row's rates, the default against the best fixed choice."""
+    lines = ["| busy processes | what | unit | " + " | ".join(f"`{c}`" for c in CHOICES) +
+             " | default ÷ best fixed |",
+             "|---:|---|---|" + "---:|" * (len(CHOICES) + 1)]
+    for row in result["rows"]:
+        cells = [f"{row[c]:,.0f}" if c in row else "—" for c in CHOICES]
+        lines.append(f"| {row['load']} | {row['what']} | {row['unit']} | " + " | ".join(cells)
+                     + f" | {row['default_vs_best_fixed']:.2f}× |")
+    return "\n".join(lines)

@@ -1,0 +1,104 @@
+"""How the batched engine's compiled kernels run in this process: numba's threads, and the one
+time the kernels are compiled.
+
+**Threads that wait without spinning.** numba runs a parallel loop on its threading layer, by
+default OpenMP (GNU libgomp). Between two parallel regions libgomp's threads spin for a while
+before they sleep, and a region ends only when every thread has done its share. On a machine where
+other processes hold cores (a training run beside its evaluation, a browser, a second
+experiment), a thread is descheduled in the middle of a region and the others spin until it
+returns: measured on two cores with two busy processes beside it, `vector_env(num_envs=1024)`
+fell from 326,000 steps/s on one thread to 21,000 on two (Guilders). With a passive wait policy
+the threads sleep instead, and two threads keep beating one. So :func:`start_threads`, called
+before numba starts its threads (on importing :mod:`card_envs.vector`), starts them with
+``OMP_WAIT_POLICY=PASSIVE`` unless the process's environment already sets ``OMP_WAIT_POLICY``;
+the variable is set only while numba loads its threading layer, so other libraries (torch's own
+OpenMP) keep their defaults. A program that starts numba's threads itself before it imports
+card_envs (a parallel numba function of its own, ``numba.set_num_threads``) decides their wait
+policy instead: set ``OMP_WAIT_POLICY=PASSIVE`` in its environment for the same effect. Results
+never depend on the threads (every game's rows are independent).
+
+**Compiling once, said once.** The kernels are compiled by numba the first time a game's
+``vector_env`` runs after card_envs is installed or updated, and kept in numba's cache
+(``__pycache__`` beside each kernels module, or ``NUMBA_CACHE_DIR``). That takes tens of seconds,
+so :func:`announce_compilation` prints one line on stderr before it starts, and nothing when the
+cache already holds the game's kernels.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from types import ModuleType
+from typing import Iterable
+
+#: measured first-call time with an empty cache, two cores (``benchmarks/bench_vector.py``)
+COMPILE_ESTIMATE = "about half a minute on a 2-core machine"
+
+_announced: set[str] = set()
+
+
+def start_threads() -> None:
+    """Start numba's threads with a passive wait policy (see the module docstring); a no-op once
+    they run, or when numba is not installed."""
+    try:
+        from numba.np.ufunc import parallel
+    except ImportError:  # pragma: no cover - the batched engine needs numba
+        return
+    if getattr(parallel, "_is_initialized", False):
+        return
+    import numba
+
+    if "OMP_WAIT_POLICY" in os.environ:
+        numba.get_num_threads()  # starts the threading layer
+        return
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    try:
+        numba.get_num_threads()  # libgomp reads its environment when numba loads it, now
+    finally:
+        del os.environ["OMP_WAIT_POLICY"]
+
+
+def threading_layer() -> str:
+    """The threading layer numba runs the parallel kernels on (``omp``, ``tbb``, ``workqueue``)."""
+    import numba
+
+    start_threads()
+    return numba.threading_layer()
+
+
+def cached(modules: Iterable[ModuleType]) -> bool:
+    """Whether numba's cache holds compiled kernels of every module of ``modules`` for its current
+    source (at least one each: a module with none is compiled anew at its first call, as after
+    installing or updating card_envs). Kernels a run has not used yet (the parallel drivers of a
+    process that ran one thread) may still compile later, without a word."""
+    from numba.core.dispatcher import Dispatcher
+
+    for module in modules:
+        indexes = []
+        for value in vars(module).values():
+            if isinstance(value, Dispatcher) and getattr(value.py_func, "__module__", None) == module.__name__:
+                index = getattr(getattr(getattr(value, "_cache", None), "_cache_file", None), "_load_index", None)
+                if index is not None:
+                    indexes.append(index)
+        if indexes and not any(_holds(index) for index in indexes):
+            return False
+    return True
+
+
+def _holds(index) -> bool:
+    try:
+        return bool(index())
+    except Exception:  # noqa: BLE001 - an unreadable index is compiled anew by numba too
+        return False
+
+
+def announce_compilation(game: str, modules: Iterable[ModuleType]) -> None:
+    """Print one line on stderr if ``game``'s kernels are about to be compiled (once a process)."""
+    if game in _announced:
+        return
+    _announced.add(game)
+    if cached(modules):
+        return
+    print(f"card_envs: compiling the batched engine's kernels for {game} ({COMPILE_ESTIMATE}); numba keeps "
+          "them in its cache, so this happens once after installing or updating card_envs", file=sys.stderr,
+          flush=True)

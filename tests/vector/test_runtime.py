@@ -1,0 +1,84 @@
+"""How the batched engine's kernels run in a process: numba's threads wait passively (so a busy
+machine does not make them spin), the wait policy touches no other library, a user's own policy
+wins, and the first compilation of a game's kernels is said in one line, once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numba")
+
+from card_envs import runtime  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _spin_counts(code: str, **env) -> list[str]:
+    """libgomp's spin count (``GOMP_SPINCOUNT``) of every OpenMP runtime ``code`` starts: 0 is a
+    passive wait; libgomp's default, 300000, spins before sleeping."""
+    environment = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    environment.update(env, OMP_DISPLAY_ENV="VERBOSE")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, cwd=ROOT,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return [line.split("=", 1)[1].strip().strip("'") for line in out.stderr.splitlines()
+            if line.strip().startswith("GOMP_SPINCOUNT")]
+
+
+def test_the_engines_threads_wait_passively_and_leave_the_environment_as_it_was():
+    if runtime.threading_layer() != "omp":
+        pytest.skip(f"numba runs on its {runtime.threading_layer()} layer here, not OpenMP")
+    code = "import os, card_envs.vector; assert 'OMP_WAIT_POLICY' not in os.environ"
+    assert _spin_counts(code) == ["0"]
+    # numba's own default, without card_envs: its threads spin
+    assert _spin_counts("import numba; numba.get_num_threads()") == ["300000"]
+    # the policy is the engine's alone: torch's OpenMP runtime, started afterwards, keeps its default
+    counts = _spin_counts("import card_envs.vector, torch; torch.set_num_threads(2); torch.ones(64, 64) @ torch.ones(64, 64)")
+    assert counts[0] == "0" and all(c == "300000" for c in counts[1:])
+
+
+def test_a_wait_policy_the_user_sets_wins():
+    if runtime.threading_layer() != "omp":
+        pytest.skip("not OpenMP")
+    assert _spin_counts("import card_envs.vector", OMP_WAIT_POLICY="ACTIVE") != ["0"]
+
+
+def test_the_first_compilation_of_a_kernel_module_is_announced_once(tmp_path, monkeypatch, capsys):
+    (tmp_path / "tiny_kernels.py").write_text(textwrap.dedent("""
+        from numba import njit
+
+        @njit(cache=True)
+        def double(x):
+            return 2 * x
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(runtime, "_announced", set())
+    import tiny_kernels
+
+    assert not runtime.cached([tiny_kernels])
+    runtime.announce_compilation("tiny_v0", [tiny_kernels])
+    runtime.announce_compilation("tiny_v0", [tiny_kernels])  # once a process
+    err = capsys.readouterr().err
+    assert err.count("compiling the batched engine's kernels for tiny_v0") == 1 and "once" in err
+    assert tiny_kernels.double(2) == 4  # compiled now, into the cache beside the module
+    assert runtime.cached([tiny_kernels])
+    monkeypatch.setattr(runtime, "_announced", set())
+    runtime.announce_compilation("tiny_v0", [tiny_kernels])
+    assert capsys.readouterr().err == ""  # cached: nothing to say
+
+
+@pytest.mark.slow
+def test_a_fresh_install_says_it_is_compiling_and_a_second_run_does_not(tmp_path):
+    code = "import card_envs; v = card_envs.hot_v0.vector_env(num_envs=4); v.reset(seed=0); v.step(v.sample_actions())"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
+    assert first.returncode == second.returncode == 0, first.stderr[-2000:]
+    assert "compiling the batched engine's kernels for hot_v0" in first.stderr
+    assert "compiling" not in second.stderr
