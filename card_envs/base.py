@@ -52,6 +52,8 @@ RENDER_MODES = ("human", "ansi", "rgb_array")
 #: frames per second a video of a game plays at (``metadata["render_fps"]``)
 RENDER_FPS = 2
 RESET_OPTIONS = ("deck",)
+#: the second word of the seed sequence the action spaces are seeded from (``reset(seed)``)
+ACTION_SPACE_STREAM = 1
 
 
 class IllegalActionError(ValueError):
@@ -67,6 +69,11 @@ class ActionOutOfRangeError(ValueError, AssertionError):
 
 class ResetNeededError(AssertionError, RuntimeError):
     """Stepping, observing or rendering before ``reset()`` (as OrderEnforcingWrapper raises)."""
+
+
+class GameOverError(ValueError):
+    """``step()`` on ``raw_env()`` once the game is over and every agent has stepped out
+    (``env()`` warns and changes nothing instead, as OrderEnforcingWrapper does)."""
 
 
 class CardGameEnv(AECEnv):
@@ -167,6 +174,11 @@ class CardGameEnv(AECEnv):
             deck = cards.check_stacked_deck(options["deck"], self.rules.deck(), self.metadata["name"])
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+            # the action spaces' own generator follows the seed too, so a loop that samples its
+            # actions (``action_space(agent).sample(mask)``) replays bit for bit; a stream of its
+            # own, not the deal's
+            for space in {id(sp): sp for sp in self.action_spaces.values()}.values():
+                space.seed(int(np.random.SeedSequence([seed, ACTION_SPACE_STREAM]).generate_state(1)[0]))
         elif self._rng is None:
             self._rng = np.random.default_rng()
         self.game_state = self.rules.new_game(self._rng, deck)
@@ -189,6 +201,9 @@ class CardGameEnv(AECEnv):
     def step(self, action: Any) -> None:
         if self.game_state is None:
             raise ResetNeededError("reset() needs to be called before step.")
+        if not self.agents:
+            self._step_after_the_end()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -251,6 +266,16 @@ class CardGameEnv(AECEnv):
         self._deads_step_first()
         self._done = True
         self._illegal_end = True
+
+    def _step_after_the_end(self) -> None:
+        """``step()`` once every agent has stepped out: ``env()`` warns and changes nothing (as
+        PettingZoo's OrderEnforcingWrapper does); ``raw_env()`` raises :class:`GameOverError`."""
+        if self._checked:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        how = "it was truncated" if self.game_state.truncated else "it ended by its rules"
+        raise GameOverError(f"{self.metadata['name']}: the game is over ({how}) and every agent has stepped out; "
+                            "call reset() to deal a new game")
 
     def _check_range(self, action: Any) -> int:
         n = self.rules.num_actions

@@ -169,6 +169,7 @@ __doc__ = __doc__.replace("{layout}", collector_view.make_layout(2).table())
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", collector_state.table(CollectorRules())))
 raw_env.__doc__ = __doc__
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page;
-#: the aim there: 15,000 env steps/s through env())
-BENCHMARK_CONFIG = {"num_players": 3}
+#: the game's benchmark table: the table the shipped policy was trained at and the benchmark protocol
+#: plays (``training.benchmark``), and the one ``training.evaluate``, ``agents.play``, the web table
+#: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
+BENCHMARK_CONFIG = {"num_players": 2, "max_rounds": 100}

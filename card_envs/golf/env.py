@@ -148,5 +148,7 @@ __doc__ = __doc__.replace("{layout}", golf_view.layout(GolfRules(num_players=2, 
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", golf_state.table(GolfRules(num_players=2, num_rounds=1))))
 raw_env.__doc__ = __doc__
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
+#: the game's benchmark table: the table the shipped policy was trained at and the benchmark protocol
+#: plays (``training.benchmark``), and the one ``training.evaluate``, ``agents.play``, the web table
+#: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
 BENCHMARK_CONFIG = {"num_players": 2, "num_rounds": 1}

@@ -173,5 +173,7 @@ __doc__ = __doc__.replace("{layout}", guilders_view.layout(GuildersRules()).tabl
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", guilders_state.table(GuildersRules())))
 raw_env.__doc__ = __doc__
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
-BENCHMARK_CONFIG = {"num_players": 4}
+#: the game's benchmark table: the table the shipped policy was trained at and the benchmark protocol
+#: plays (``training.benchmark``), and the one ``training.evaluate``, ``agents.play``, the web table
+#: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
+BENCHMARK_CONFIG = {"num_players": 2}

@@ -168,6 +168,7 @@ __doc__ = __doc__.replace("{layout}", hot_view.make_layout(2).table())
 __doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", hot_state.table(HotRules())))
 raw_env.__doc__ = __doc__
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page;
-#: the same as Collector's, whose engine Hot runs)
-BENCHMARK_CONFIG = {"num_players": 3}
+#: the game's benchmark table: the table the shipped policy was trained at and the benchmark protocol
+#: plays (``training.benchmark``), and the one ``training.evaluate``, ``agents.play``, the web table
+#: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
+BENCHMARK_CONFIG = {"num_players": 2, "single_deal": True}
