@@ -17,7 +17,7 @@ Anything else (``py:``, ``ppo:PATH``, ``rllib:``, ``openspiel:``) is refused wit
 the rule, before anything is imported or any file is looked at, so the answer never says whether
 a file exists.
 
-A search agent at the web table always has a time budget: the spec's ``ms`` or, without one,
+A search agent at the web table always has a time budget: the ``ms`` its agent spec gives or, without one,
 :data:`card_envs.web.limits.SEARCH_MS` beside the game's count budget (whichever ends the search
 first). Its moves are released on a fixed period just above that budget, so how long a move takes
 to reach the person does not depend on the cards or the choices the agent had
