@@ -17,18 +17,19 @@ after two spaces and ``#`` is not part of it.
 - Ray: ``--backend rllib``, ``ray ...`` and the scale-out benchmark need the ``distributed`` extra,
   which CI installs in a virtual environment of its own and runs the README's RLlib command in.
 
-**How it runs.** In a fresh temporary folder (a temporary copy of the checkout's tracked files when
-the command names one of its folders, ``docs/``, ``benchmarks/``, ..., builds it, ``pip wheel .``,
-or rewrites the project's own files, :data:`WRITES_PROJECT`: then with the copy's code), the
-checkout's code on ``PYTHONPATH``, the
-commands of one page in the order the page shows them, so a file one writes is there for the next.
-The budget is made small by rewriting the flags that set it (:func:`smoke`): ``--games N`` to 4,
-``--minutes M`` and ``--timesteps T`` to one small rollout, and the flags of :data:`BUDGET` added
-where a command sets no budget of its own; ``--record`` (into the project's recorded results)
-writes its row with ``--json`` in the temporary folder instead. A server (``card_envs.web``, ``http.server``) is
-started on a free port, must answer, and is stopped; the terminal game (``agents.play``) reads
-``quit``. A command fails the test on a non-zero exit status. The costly commands (training,
-benchmarks, the documentation build: :data:`SLOW`) are marked ``slow``; CI runs them.
+**How it runs.** In a fresh temporary folder, the checkout's code on ``PYTHONPATH``, the commands
+of one page in the order the page shows them, so a file one writes is there for the next; in a
+temporary copy of the checkout's files instead when the command names one of its folders
+(``docs/``, ``benchmarks/``, ...), builds it (``pip wheel .``) or rewrites the project's own files
+(:data:`WRITES_PROJECT`: then with the copy's code), and nothing is ever written into the
+checkout (checked). The budget is made small by rewriting the flags that set it (:func:`smoke`):
+``--games N`` to 4, ``--minutes M`` and ``--timesteps T`` to one small rollout, and the flags of
+:data:`BUDGET` added where a command sets no budget of its own; ``--record`` (into the project's
+recorded results) writes its row with ``--json`` in the temporary folder instead. A server
+(``card_envs.web``, ``http.server``) is started on a free port, must answer, and is stopped; the
+terminal game (``agents.play``) reads ``quit``. A command fails the test on a non-zero exit
+status. The costly commands (training, benchmarks, the site build, screenshots: :data:`SLOW`) are
+marked ``slow``; CI runs them, and runs a slow command shown on several pages once.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ import shlex
 import shutil
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
