@@ -1,8 +1,11 @@
 """Play a card_envs game in the terminal against agents.
 
-    python -m agents.play golf_v0 --opponents heuristic
+    python -m agents.play golf_v0 --opponents heuristic         # Golf's benchmark table
     python -m agents.play guillotine_v0 --opponents heuristic,random,random --config mode=single
 
+The game is played at its benchmark table (the one the shipped policies play: ``--opponents ppo``
+takes every seat) with the options ``--config`` and ``--players`` give laid over it; the first
+line names the table.
 You take one seat and see exactly that seat's view (never a hidden card): the table as your
 seat sees it and the names of your legal actions. Type an action by name (``replace 4``,
 ``draw stock``) or by its number; ``?`` lists the legal actions again, ``quit`` leaves.
@@ -124,8 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         game = cli.game_name(args.game)
-        config = cli.with_players(cli.game_options(args.config), args.players, game)
+        config, changed = cli.table_options(game, args.config, args.players)
         cli.check_game_options(game, config)
+        print(cli.table_line(game, config, changed), flush=True)
         import agents
 
         specs = agents.split_specs(args.opponents)

@@ -20,7 +20,7 @@ from card_envs import (
 )
 from card_envs._registration import register_all
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 ENVIRONMENTS = {
     m.raw_env.metadata["name"]: m

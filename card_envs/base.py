@@ -52,6 +52,8 @@ RENDER_MODES = ("human", "ansi", "rgb_array")
 #: frames per second a video of a game plays at (``metadata["render_fps"]``)
 RENDER_FPS = 2
 RESET_OPTIONS = ("deck",)
+#: the second word of the seed sequence the action spaces are seeded from (``reset(seed)``)
+ACTION_SPACE_STREAM = 1
 
 
 class IllegalActionError(ValueError):
@@ -67,6 +69,11 @@ class ActionOutOfRangeError(ValueError, AssertionError):
 
 class ResetNeededError(AssertionError, RuntimeError):
     """Stepping, observing or rendering before ``reset()`` (as OrderEnforcingWrapper raises)."""
+
+
+class GameOverError(ValueError):
+    """``step()`` on ``raw_env()`` once the game is over and every agent has stepped out
+    (``env()`` warns and changes nothing instead, as OrderEnforcingWrapper does)."""
 
 
 class CardGameEnv(AECEnv):
@@ -167,6 +174,11 @@ class CardGameEnv(AECEnv):
             deck = cards.check_stacked_deck(options["deck"], self.rules.deck(), self.metadata["name"])
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+            # the action spaces' own generator follows the seed too, so a loop that samples its
+            # actions (``action_space(agent).sample(mask)``) replays bit for bit; a stream of its
+            # own, not the deal's
+            for space in {id(sp): sp for sp in self.action_spaces.values()}.values():
+                space.seed(int(np.random.SeedSequence([seed, ACTION_SPACE_STREAM]).generate_state(1)[0]))
         elif self._rng is None:
             self._rng = np.random.default_rng()
         self.game_state = self.rules.new_game(self._rng, deck)
@@ -189,6 +201,9 @@ class CardGameEnv(AECEnv):
     def step(self, action: Any) -> None:
         if self.game_state is None:
             raise ResetNeededError("reset() needs to be called before step.")
+        if not self.agents:
+            self._step_after_the_end()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -251,6 +266,16 @@ class CardGameEnv(AECEnv):
         self._deads_step_first()
         self._done = True
         self._illegal_end = True
+
+    def _step_after_the_end(self) -> None:
+        """``step()`` once every agent has stepped out: ``env()`` warns and changes nothing (as
+        PettingZoo's OrderEnforcingWrapper does); ``raw_env()`` raises :class:`GameOverError`."""
+        if self._checked:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        how = "it was truncated" if self.game_state.truncated else "it ended by its rules"
+        raise GameOverError(f"{self.metadata['name']}: the game is over ({how}) and every agent has stepped out; "
+                            "call reset() to deal a new game")
 
     def _check_range(self, action: Any) -> int:
         n = self.rules.num_actions
@@ -456,12 +481,15 @@ def env_constructors(raw_cls: type[CardGameEnv]):
     ``env()`` is ``raw_env()`` with the classic wrappers' behaviour switched on natively.
     """
 
-    def env(**options: Any) -> CardGameEnv:
-        e = raw_cls(**options)
+    def env(render_mode: str | None = None, **options: Any) -> CardGameEnv:
+        e = raw_cls(render_mode=render_mode, **options)
         e._checked = True
         return e
 
-    env.__doc__ = f"The {raw_cls.metadata['name']} environment with illegal moves ending the game (-1 for the mover)."
+    env.__doc__ = (f"The {raw_cls.metadata['name']} environment, as PettingZoo's classic environments behave: an "
+                   "illegal action ends the game with -1 for the mover (and a warning), an action out of range or "
+                   "acting before ``reset()`` is an error. ``render_mode``: None, ``\"human\"``, ``\"ansi\"`` or "
+                   "``\"rgb_array\"``; ``options``: the game's options (its page's Arguments), each with its default.")
     return env, raw_cls
 
 
@@ -501,5 +529,47 @@ def state_doc(title: str, table: str) -> str:
         "`state_layout.split(x)` reads it by segment and `decode_state(x)` gives back the card census "
         "(`rules.zones(state)`: ordered zones as lists in the rules' order, unordered ones sorted). "
         "The parallel API (where a game has one) offers the same `state()` and `state_space`. "
-        "Layout (generated from the game's `state.py`, for the configuration of the observation table):\n\n" + table
+        "Layout at the default table (generated from the game's `state.py`):\n\n" + table
     )
+
+
+def _entries(box: spaces.Box) -> str:
+    return f"entries in [{float(box.low.min()):g}, {float(box.high.max()):g}]"
+
+
+def environment_doc(doc: str, raw_cls: type, benchmark: dict, state: Any, parallel: bool = False) -> str:
+    """A game's module docstring (its documentation page) with the generated parts filled in from
+    the environment itself, at the default table (``env()`` with no options), so that the page
+    shows exactly what a user gets:
+
+    * ``{properties}``: the rows of the header table after Import and Agents: the action and
+      observation spaces with their concrete shapes and value ranges (and the observation's shape
+      at the benchmark table), the parallel API, the batched engine and the PettingZoo registry id
+      (``pettingzoo.make("aec", id)``);
+    * ``{layout}``: the observation layout, segment by segment;
+    * ``{state}``: the section on the privileged global state, with its layout (``state`` is the
+      game's state module).
+    """
+    name = raw_cls.metadata["name"]
+    env = raw_cls()
+    agent = env.possible_agents[0]
+    obs = env.observation_space(agent)
+    box, mask = obs["observation"], obs["action_mask"]
+    bench = raw_cls(**benchmark).observation_space(agent)["observation"].shape
+    registry = "card_envs/" + name.replace("_v", "-v")
+    rows = [
+        f"| Action space | `{env.action_space(agent)}` |",
+        f"| Observation space | `Dict(\"observation\": Box({box.shape}, float32), \"action_mask\": Box(0, 1, "
+        f"{mask.shape}, int8))` at the default table ({len(env.possible_agents)} seats), observation {_entries(box)} "
+        f"(`{bench}` at the benchmark table) |",
+        f"| Parallel API | {f'yes: `{name}.parallel_env()`' if parallel else 'no'} |",
+        f"| Batched engine | `{name}.vector_env(num_envs, **options)` (the `vector` extra) |",
+        f"| Registry id | `{registry}` |",
+    ]
+    layout = env.observation_layout
+    state_table = state.table(env.rules)
+    return (doc.replace("{properties}", "\n".join(rows))
+            .replace("{layout}", f"The layout at the default table (`{name}.env()`: {layout.size} floats, generated "
+                                 f"from the game's view):\n\n" + layout.table())
+            .replace("{state}", state_doc("## State (privileged)", state_table)))
+

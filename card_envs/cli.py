@@ -9,6 +9,12 @@
   dotted for nested ones (``ppo.learning_rate=0.001``, ``opponents=random,self``); a key that is
   not one of train's is a game option (``env_config``).
 - ``--players N`` is the game's ``num_players`` option, where the game has one.
+- **The table**: a command plays the game's benchmark table
+  (``card_envs.<game>_v0.BENCHMARK_CONFIG``: the table the shipped policies were trained at, so
+  every agent the library ships can take every seat), with the options ``--config`` and
+  ``--players`` give laid over it (``--config num_rounds=null`` sets an option back to the
+  game's own default). Every command that plays says which table in its first line
+  (:func:`table_line`).
 - A user error (an unknown game, option or agent spec, a value the option does not take, a table
   size an agent cannot play) is ONE line on stderr, ``error: ...`` naming the problem and the
   allowed values, and exit status 2: no traceback, also when the error is raised in a worker
@@ -97,6 +103,41 @@ def with_players(options: dict, players: int | None, env_name: str) -> dict:
         raise UserError(f"{env_name} has no num_players option (--players); options: "
                         f"{', '.join(game_option_names(env_name))}")
     return {**options, "num_players": int(players)}
+
+
+def benchmark_table(env_name: str) -> dict:
+    """The game's benchmark table (a copy of ``card_envs.<game>_v0.BENCHMARK_CONFIG``): the table
+    the shipped policies play, and the one every command plays when given no options."""
+    import card_envs
+
+    return dict(card_envs.ENVIRONMENTS[game_name(env_name)].BENCHMARK_CONFIG)
+
+
+def table_options(env_name: str, items: Sequence[str] | str | dict | None = None,
+                  players: int | None = None) -> tuple[dict, dict]:
+    """The options of the table a command plays: the game's benchmark table with the options from
+    ``--config`` items and ``--players`` laid over it (as ``training.train`` lays them over its
+    ``env_config``); returns the table and the options the user changed."""
+    changed = with_players(game_options(items), players, env_name)
+    return {**benchmark_table(env_name), **changed}, changed
+
+
+def format_options(options: dict) -> str:
+    """Game options as the command line writes them: ``num_players=2 mode=single``."""
+    def value(v: Any) -> str:
+        return v if isinstance(v, str) else json.dumps(v)
+
+    return " ".join(f"{k}={value(v)}" for k, v in options.items())
+
+
+def table_line(env_name: str, options: dict, changed: dict | None = None) -> str:
+    """The first line of a command that plays: the game, its table, and what was changed of the
+    benchmark table (``--config KEY=VALUE`` or ``--players N`` change it)."""
+    shown = format_options(options) or "(the game's option defaults)"
+    if changed:
+        return f"table: {env_name} {shown} (the benchmark table with {format_options(changed)})"
+    return (f"table: {env_name} {shown} (the benchmark table, where the shipped policies play; "
+            "--config KEY=VALUE or --players N change it)")
 
 
 # ---------------------------------------------------------------------------------- options

@@ -75,10 +75,11 @@ class Layout:
 
     def table(self) -> str:
         """The layout as a reStructuredText/Markdown table for a module docstring."""
-        rows = ["| Segment | Indices | Shape | Meaning |", "|---|---|---|---|"]
+        rows = ["| Segment | Indices | Shape | Meaning | Values |", "|---|---|---|---|---|"]
         for s in self.segments:
             shape = "×".join(map(str, s.shape))
-            rows.append(f"| `{s.name}` | {s.start}–{s.stop - 1} | {shape} | {s.meaning} |")
+            low, high = float(self.low[s.start : s.stop].min()), float(self.high[s.start : s.stop].max())
+            rows.append(f"| `{s.name}` | {s.start}–{s.stop - 1} | {shape} | {s.meaning} | {low:g}–{high:g} |")
         return "\n".join(rows)
 
 

@@ -409,7 +409,7 @@ def save_video(frames: Sequence[np.ndarray], path: str | os.PathLike, fps: float
     """Write ``frames`` (each ``(H, W, 3)`` uint8, all the same shape) to ``path``.
 
     ``.gif`` is written with Pillow; ``.mp4``, ``.webm``, ``.avi`` with moviepy (the ``video``
-    extra: ``pip install card_envs[video]``). Returns the path.
+    extra: ``pip install -e ".[video]"`` in the checkout). Returns the path.
     """
     path = os.fspath(path)
     frames = [np.asarray(f) for f in frames]
@@ -432,7 +432,8 @@ def save_video(frames: Sequence[np.ndarray], path: str | os.PathLike, fps: float
         try:
             from moviepy import ImageSequenceClip
         except ImportError as e:  # pragma: no cover - depends on the extra
-            raise ImportError("writing a video file needs moviepy: pip install 'card_envs[video]' (or save a .gif)") from e
+            raise ImportError("writing a video file needs moviepy, the video extra: pip install -e \".[video]\" in the "
+                              "card_envs checkout (or save a .gif)") from e
         clip = ImageSequenceClip(frames, fps=fps)
         clip.write_videofile(path, fps=fps, logger=None, audio=False)
         clip.close()
@@ -488,11 +489,38 @@ def doc_picture(name: str, seed: int = 7) -> np.ndarray:
     return picture
 
 
+#: frames of the animated picture of each game in the documentation, and its width in pixels
+DOC_FRAMES, DOC_WIDTH = 24, 480
+
+
+def doc_animation(name: str, path: str | os.PathLike, seed: int = 7, frames: int = DOC_FRAMES,
+                  width: int = DOC_WIDTH) -> str:
+    """The documentation's animated picture of ``name``: the first ``frames`` spectator frames of
+    a seeded game of random legal moves at the game's benchmark table (:func:`play_frames`),
+    scaled to ``width`` pixels and drawn with one small palette so the GIF stays small (about
+    100 KB); saved to ``path`` at the environment's ``render_fps``. Returns the path."""
+    import card_envs
+
+    module = card_envs.ENVIRONMENTS[name]
+    env = module.env(render_mode="rgb_array", **module.BENCHMARK_CONFIG)
+    shots = [Image.fromarray(f) for _, f in zip(range(frames), play_frames(env, seed=seed))]
+    w, h = shots[0].size
+    scale = min(1.0, width / w)
+    shots = [im.resize((round(w * scale), round(h * scale)), Image.LANCZOS) for im in shots]
+    palette = shots[len(shots) // 2].quantize(colors=48, method=Image.Quantize.MEDIANCUT)
+    images = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in shots]
+    fps = env.metadata.get("render_fps", 2)
+    images[0].save(os.fspath(path), save_all=True, append_images=images[1:], duration=int(round(1000 / fps)),
+                   loop=0, optimize=True)
+    return os.fspath(path)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     import card_envs
 
     parser = argparse.ArgumentParser(prog="python -m card_envs.pictures", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default="docs/pictures", help="folder for <game>.png (default docs/pictures)")
+    parser.add_argument("--out", default="docs/pictures", help="folder for <game>.png and the animated <game>.gif "
+                        "(default docs/pictures)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("games", nargs="*", help=f"games (default all): {' '.join(card_envs.ENVIRONMENTS)}")
     args = parser.parse_args(argv)
@@ -504,6 +532,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         path = os.path.join(args.out, name.removesuffix("_v0") + ".png")
         Image.fromarray(doc_picture(name, args.seed)).save(path, optimize=True)
         print(path)
+        print(doc_animation(name, os.path.join(args.out, name.removesuffix("_v0") + ".gif"), args.seed))
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ game of ``vector_env`` and one of ``raw_env`` from the same seed deal different 
 illegal action names the game index, the action and the legal set; wrong shapes, dtypes, seats and
 decks are refused before any game moves.
 
-Needs numba (``pip install "card_envs[vector]"``); ``import card_envs`` works without it and
+Needs numba (the ``vector`` extra: ``pip install -e ".[vector]"`` in the checkout); ``import card_envs`` works without it and
 ``vector_env`` then raises an ImportError naming the extra.
 
 Threads: ``numba.set_num_threads(k)`` before stepping runs the games of a batch on k threads
@@ -99,7 +99,8 @@ try:  # numba is an optional dependency: the `vector` extra
     from numba import njit, prange
 except ImportError as exc:  # pragma: no cover - exercised by tests that hide numba
     raise ImportError(
-        "card_envs' batched engine (vector_env) needs numba: pip install \"card_envs[vector]\""
+        "card_envs' batched engine (vector_env) needs numba, the vector extra: "
+        "pip install -e \".[vector]\" in the card_envs checkout"
     ) from exc
 
 from gymnasium.vector import AutoresetMode

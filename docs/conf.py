@@ -38,11 +38,30 @@ nb_execution_mode = "off"  # the notebooks run in the test suite (tests/notebook
 exclude_patterns = ["_build", "README.md", "**/.ipynb_checkpoints", "results/speed_notes.md"]
 html_theme = "furo"
 html_title = "card_envs"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+# tables and code blocks that fit a 1280-pixel page: long code lines wrap, wide tables wrap their
+# cells (and scroll inside their own box only when a cell cannot wrap)
+html_css_files = ["card_envs.css"]
 autodoc_member_order = "bysource"
+# the build imports the library alone: what the optional extras add (the batched engine's numba,
+# OpenSpiel, the web server) is mocked, so the `docs` extra needs only Sphinx and its theme
+autodoc_mock_imports = ["numba", "pyspiel", "open_spiel", "starlette", "uvicorn", "torch", "stable_baselines3",
+                        "sb3_contrib"]
 autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "undoc-members": False}
 # the docstrings are written for help() and the rendered pages both: cross-references to names
 # Sphinx cannot resolve are shown as code, not reported
 nitpicky = False
 suppress_warnings = ["myst.header", "misc.highlighting_failure"]
+
+
+def _protocol_signature(app, what, name, obj, options, signature, return_annotation):
+    """A ``typing.Protocol`` is documented by its methods: its class signature is typing's
+    ``(*args, **kwargs)``, which says nothing, so none is shown."""
+    if what == "class" and getattr(obj, "_is_protocol", False):
+        return "", None
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-process-signature", _protocol_signature)

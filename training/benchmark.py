@@ -51,15 +51,15 @@ from typing import Any, Sequence
 
 #: the protocol's version: score cards of different versions are not compared
 VERSION = 1
-#: each game's benchmark table (the tables the shipped PPO policies play)
-TABLES: dict[str, dict[str, Any]] = {
-    "golf_v0": {"num_players": 2, "num_rounds": 1},
-    "fiddlesticks_v0": {"num_players": 2},
-    "guillotine_v0": {"mode": "single"},
-    "collector_v0": {"num_players": 2, "max_rounds": 100},
-    "hot_v0": {"num_players": 2, "single_deal": True},
-    "guilders_v0": {"num_players": 2},
-}
+def _tables() -> dict[str, dict[str, Any]]:
+    import card_envs
+
+    return {name: dict(module.BENCHMARK_CONFIG) for name, module in card_envs.ENVIRONMENTS.items()}
+
+
+#: each game's benchmark table (``card_envs.<game>_v0.BENCHMARK_CONFIG``: the tables the shipped PPO
+#: policies play)
+TABLES: dict[str, dict[str, Any]] = _tables()
 #: the gauntlet: the agent meets each in the field seating
 GAUNTLET = ("random", "heuristic", "pimc", "ppo")
 #: games per gauntlet member (rounded up to whole deals: every deal in every seat rotation)
@@ -356,6 +356,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(text(card))
                 print(f"rewrote {path}")
             return 0
+        games = [cli.game_name(g) for g in args.only] if args.only else list(TABLES)
+        print("tables: " + "; ".join(f"{g} {cli.format_options(TABLES[g])}" for g in games)
+              + " (each game's benchmark table, where the shipped policies play)", flush=True)
         card = benchmark(args.spec, games=args.games, only=args.only, quick=args.quick, workers=args.workers,
                          timing=not args.no_timing, progress=not args.no_progress, out=args.out,
                          resume=args.resume)

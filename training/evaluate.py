@@ -1,9 +1,14 @@
 """Tournaments: agents play a game over rotated seats on duplicate deals; mean reward and score,
 sole and shared first places, pairwise margins, all with 95% intervals; Elo and OpenSkill ratings.
 
-    python -m training.evaluate golf ppo heuristic random --games 2000 --config num_players=3 num_rounds=1
+    python -m training.evaluate golf ppo heuristic random --games 2000      # at Golf's benchmark table
+    python -m training.evaluate golf heuristic random --games 2000 --players 3
     python -m training.evaluate guillotine ppo heuristic heuristic heuristic --config mode=single
     python -m training.evaluate guilders --field ppo:runs/guilders_v0/run random --players 5 --out results/
+
+The game is played at its benchmark table (``card_envs.<game>_v0.BENCHMARK_CONFIG``, the table
+the shipped policies play, so every agent the library ships can take a seat), with the options
+``--config`` and ``--players`` give laid over it; the first line of the output names the table.
 
 As a function (notebooks, training): ``tournament("golf_v0", ["heuristic", "random"], 2000).table()``.
 This module is the project's one evaluation: training's curve and final evaluation (both backends)
@@ -109,7 +114,8 @@ def tournament(
     save_games: bool = False,
 ) -> TournamentResult:
     """Play about ``num_games`` games of ``env_name`` between ``agents`` (specs like
-    ``"heuristic"``, or Agent objects): the line-up seating, or with ``field=True`` the first agent
+    ``"heuristic"``, or Agent objects) at the table ``config`` (the game's options; None, the
+    default, is the game's benchmark table, ``{}`` its option defaults): the line-up seating, or with ``field=True`` the first agent
     against N−1 copies of the second; duplicate deals unless ``duplicate=False`` (the module's
     docstring defines both). ``workers`` > 1 spreads the games over processes; Agent objects
     travel there pickled (one that does not pickle runs the tournament in this process, with a
@@ -117,14 +123,14 @@ def tournament(
     replayable record (``card_envs.records``) in ``.record``, the results unchanged."""
     import card_envs
 
-    from card_envs.cli import check_game_options, game_name
+    from card_envs.cli import benchmark_table, check_game_options, game_name
 
     env_name = game_name(env_name)
     if len(agents) < 1:
         raise UserError("a tournament needs at least one agent")
     if num_games < 1:
         raise UserError(f"the number of games must be at least 1, got {num_games}")
-    config = dict(config or {})
+    config = benchmark_table(env_name) if config is None else dict(config)
     check_game_options(env_name, config)  # bad options fail here, before any work
     num_seats = len(card_envs.ENVIRONMENTS[env_name].raw_env(**config).possible_agents)
     listed = list(agents)
@@ -229,7 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UserError("give either the line-up (agents after the game) or --field A B, not both")
         if not args.field and not args.agents:
             raise UserError("name the agents: a line-up (one spec per seat) or --field A B")
-        config = cli.with_players(cli.game_options(args.config), args.players, game)
+        config, changed = cli.table_options(game, args.config, args.players)
+        print(cli.table_line(game, config, changed), flush=True)
         specs = list(args.field or args.agents)
         result = tournament(game, specs, args.games, config, args.seed, args.workers, progress=True,
                             field=bool(args.field), duplicate=not args.independent,

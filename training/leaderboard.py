@@ -1,7 +1,7 @@
 """The leaderboard: the library's own agents under the benchmark protocol, from committed JSON.
 
-    python -m training.leaderboard              # print it (markdown)
-    python -m training.leaderboard --readme     # rewrite the README's leaderboard section
+    python -m training.leaderboard              # print it (markdown, as the documentation's page)
+    python -m training.leaderboard --readme     # rewrite the README's leaderboard section (its summary)
 
 Every number comes from a recorded file: each agent's score card
 (``benchmarks/scorecards/<agent>.json``, written by ``python -m training.benchmark AGENT --out
@@ -62,68 +62,136 @@ def exploitability(path: Path = EXPLOITABILITY) -> list[dict]:
     return list(latest.values())
 
 
-def _score(part: dict | None, shorter: bool = False) -> str:
-    if part is None:
-        return "not measured"
-    s = f"{part['score']:+.2f} [{part['score_low']:+.2f}, {part['score_high']:+.2f}]"
-    if part["score_low"] > 0 or part["score_high"] < 0:
-        s = f"**{s}**"
-    if shorter:
-        s += "†"
-    ms = part.get("timing", {}).get("ms_per_decision")
-    return s if ms is None else f"{s}, {ms:.2g} ms" if ms < 10 else f"{s}, {ms:.0f} ms"
+def _ms(ms: float | None) -> str:
+    if ms is None:
+        return "—"
+    return f"{ms:.2g}" if ms < 10 else f"{ms:.0f}"
 
 
-def _exploited(row: dict | None) -> str:
-    if row is None:
-        return "not measured"
-    s = f"{row['mean_reward']:+.2f} [{row['reward_low']:+.2f}, {row['reward_high']:+.2f}]"
+def _signed(x: float) -> str:
+    return f"{x:+.2f}".replace("-", "−")
+
+
+def _interval(low: float, high: float) -> str:
+    return f"[{_signed(low)}, {_signed(high)}]"
+
+
+def _budget(row: dict) -> str:
     minutes = row.get("minutes")
-    budget = f"{minutes:g} min" if minutes is not None else f"{row['timesteps']:,} steps"
-    return f"**{s}**, {budget}" if row["reward_low"] > 0 else f"{s}, {budget}"
+    return f"{minutes:g} min" if minutes is not None else f"{row['timesteps']:,} steps"
 
 
-def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> str:
-    """The leaderboard: per game, each agent's protocol score with its 95% interval and its
-    milliseconds per decision, and the approximate exploitability of :data:`EXPLOITED`."""
-    from training.benchmark import GAMES, GAUNTLET, TABLES, VERSION
+def _table(game: str) -> str:
+    from card_envs.cli import format_options
+    from training.benchmark import TABLES
+
+    return f"`{format_options(TABLES[game])}`"
+
+
+def _notes(folder: Path, exploit_path: Path, exploits: bool = True) -> list[str]:
+    """The lines under the tables: the machines, the files, the shorter runs and the conditions
+    (with ``exploits``, the exploitability's too)."""
+    from training.benchmark import GAMES, TABLES
 
     recorded = cards(folder)
     shown = measured(folder)
     by = {(r["target"], r["game"]): r for r in exploitability(exploit_path)}
-    lines = [f"Protocol v{VERSION}: per game, the agent's **score** (the mean of its mean rank rewards, +1 first "
-             f"to −1 last, against copies of each of {', '.join(f'`{m}`' for m in GAUNTLET)}; 0 is as strong as "
-             "the gauntlet on average) with its 95% interval (bold: it excludes 0), and its milliseconds per "
-             "decision; then how much a PPO best response trained against the heuristic or the shipped PPO alone "
-             "wins against it (approximate exploitability, a lower bound at that budget).", ""]
-    lines += ["| game | " + " | ".join(f"`{a}`" for a in AGENTS) + " | "
-              + " | ".join(f"exploiting `{t}`" for t in EXPLOITED) + " |",
-              "|---|" + "---:|" * (len(AGENTS) + len(EXPLOITED))]
-    for g in TABLES:
-        cells = []
-        for a in AGENTS:
-            card, part = shown.get(a, {}).get(g, (None, None))
-            cells.append(_score(part, shorter=card is not None and not card.get("conforms")))
-        cells += [_exploited(by.get((t, g))) for t in EXPLOITED]
-        lines.append(f"| `{g}` | " + " | ".join(cells) + " |")
     used = {id(card): card for games in shown.values() for card, _ in games.values()}.values()
     machines = sorted({c.get("machine", "?") for c in used})
     shorter = sorted({f"`{c['agent']}` {c['games_per_member']}" for c in used if not c.get("conforms")})
     partial = sorted(a for a, c in recorded.items()
                      if c.get("conforms") and not set(TABLES) <= set(c.get("games", {})))
-    lines += ["", f"Measured on {', '.join(machines) or 'no machine yet'}; score cards in `benchmarks/scorecards/`, "
-              "exploitability in `benchmarks/exploitability.json`."
-              + (f" †: not at the protocol's size, a shorter run's score (games per gauntlet member: "
-                 f"{', '.join(shorter)}; the protocol plays {GAMES})."
-                 if shorter else "")
-              + (f" Protocol runs still going on, not every game measured yet: {', '.join(partial)}." if partial
-                 else "")]
+    lines = [f"Measured on {', '.join(machines) or 'no machine yet'}; score cards in `benchmarks/scorecards/`"
+             + (", exploitability in `benchmarks/exploitability.json`." if exploits else ".")
+             + (f" †: not at the protocol's size, a shorter run's score (games per gauntlet member: "
+                f"{', '.join(shorter)}; the protocol plays {GAMES})."
+                if shorter else "")
+             + (f" Protocol runs still going on, not every game measured yet: {', '.join(partial)}." if partial
+                else "")]
     # how each measurement was taken, where its file says (a shared machine, a smaller budget)
     notes = [f"`{a}`'s card: {c['note']}" for a, c in sorted(recorded.items()) if c.get("note")]
-    notes += sorted({f"exploitability: {r['note']}" for r in by.values() if r.get("note")})
+    notes += sorted({f"exploitability: {r['note']}" for r in by.values() if r.get("note") and exploits})
     if notes:
         lines += ["", "Conditions: " + "; ".join(notes) + "."]
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def summary(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> str:
+    """The leaderboard at a glance (the README's): per game, its benchmark table and each agent's
+    protocol score; **bold**, the game's best score."""
+    from training.benchmark import GAUNTLET, TABLES, VERSION
+
+    shown = measured(folder)
+    lines = [f"Protocol v{VERSION}, each agent's **score** per game: the mean of its mean rank rewards (+1 first to "
+             f"−1 last) against copies of each of {', '.join(f'`{m}`' for m in GAUNTLET)}, at the game's benchmark "
+             "table; 0 is as strong as the gauntlet on average. **Bold**: the game's best score. 95% intervals, "
+             "milliseconds per decision and exploitability: the documentation's Leaderboard page.", ""]
+    lines += ["| game | table | " + " | ".join(f"`{a}`" for a in AGENTS) + " |",
+              "|---|---|" + "---:|" * len(AGENTS)]
+    for g in TABLES:
+        parts = {a: shown.get(a, {}).get(g, (None, None)) for a in AGENTS}
+        scores = [p["score"] for _, p in parts.values() if p is not None]
+        best = max(scores) if scores else None
+        cells = []
+        for a in AGENTS:
+            card, part = parts[a]
+            if part is None:
+                cells.append("not measured")
+                continue
+            cell = _signed(part["score"])
+            if part["score"] == best:
+                cell = f"**{cell}**"
+            cells.append(cell + ("†" if card is not None and not card.get("conforms") else ""))
+        lines.append(f"| `{g}` | {_table(g)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines + [""] + _notes(folder, exploit_path, exploits=False)) + "\n"
+
+
+def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> str:
+    """The leaderboard page: the summary, then per game its benchmark table, each agent's score,
+    95% interval and milliseconds per decision in columns of their own, and the approximate
+    exploitability of :data:`EXPLOITED` with what a negative value means."""
+    from training.benchmark import GAMES, TABLES
+
+    shown = measured(folder)
+    by = {(r["target"], r["game"]): r for r in exploitability(exploit_path)}
+    glance = summary(folder, exploit_path).rstrip("\n").split("\n\nMeasured on")[0].replace(
+        "95% intervals, milliseconds per decision and exploitability: the documentation's Leaderboard page.",
+        "Intervals, costs and exploitability: per game, below.")
+    lines = ["## At a glance", "", glance, "", *_notes(folder, exploit_path), "",
+             "## Per game", "",
+             "Each game's table, then each agent's score with its 95% interval (over deals; the score's "
+             "interval combines the four gauntlet members' in quadrature) and its own cost, milliseconds per "
+             "decision on the machine named above; the games per gauntlet member (the protocol plays "
+             f"{GAMES}).", "",
+             "**Exploitability** (approximate, a lower bound at the budget shown): a new PPO policy trained from "
+             "scratch against the target alone, then measured against it over 1,000 duplicate deals; its mean "
+             "rank reward is how much the target can be exploited. **A negative value means the best response "
+             "did not beat the target within that budget**: it found no exploit, which says the target is hard "
+             "to exploit at that budget, not that it is unexploitable (a policy that copied the target would "
+             "score 0, so the true value is at least 0). An interval above 0 shows a real weakness.", ""]
+    for g in TABLES:
+        lines += [f"### `{g}`", "", f"Table: {_table(g)} (the benchmark table; `card_envs.{g}.BENCHMARK_CONFIG`).", "",
+                  "| agent | score | 95% interval | ms per decision | games per member |",
+                  "|---|---:|---:|---:|---:|"]
+        for a in AGENTS:
+            card, part = shown.get(a, {}).get(g, (None, None))
+            if part is None:
+                lines.append(f"| `{a}` | not measured | | | |")
+                continue
+            mark = "†" if not card.get("conforms") else ""
+            lines.append(f"| `{a}` | {_signed(part['score'])}{mark} | {_interval(part['score_low'], part['score_high'])} | "
+                         f"{_ms(part.get('timing', {}).get('ms_per_decision'))} | {card.get('games_per_member', '')} |")
+        lines += ["", "| best response trained against | its mean reward | 95% interval | training budget |",
+                  "|---|---:|---:|---:|"]
+        for t in EXPLOITED:
+            row = by.get((t, g))
+            if row is None:
+                lines.append(f"| `{t}` | not measured | | |")
+            else:
+                lines.append(f"| `{t}` | {_signed(row['mean_reward'])} | {_interval(row['reward_low'], row['reward_high'])} "
+                             f"| {_budget(row)} |")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def update_readme(path: Path = README) -> bool:
@@ -133,7 +201,7 @@ def update_readme(path: Path = README) -> bool:
         raise ValueError(f"{path} has no leaderboard section: add the lines {START!r} and {END!r}")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    new = head + START + "\n" + markdown() + END + tail
+    new = head + START + "\n" + summary() + END + tail
     if new != text:
         path.write_text(new)
         return True

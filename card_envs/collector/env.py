@@ -1,15 +1,13 @@
 """
-# Collector — `card_envs.collector_v0`
+# Collector
 
 | | |
 |---|---|
-| Import | `from card_envs import collector_v0; env = collector_v0.env()` |
+| Import | `from card_envs import collector_v0`; `env = collector_v0.env()` |
 | Agents | `player_0` … `player_{N-1}`, N = `num_players` (2–4, default 2) |
-| Action space | `Discrete(18)`: the game's 17 actions, then `wait` (17: the Parallel API's no-op) |
-| Observation | `{"observation": Box(float32, (710 + 58N + 2N²,)), "action_mask": Box(int8, (18,))}` (834 for N = 2) |
-| Parallel API | `collector_v0.parallel_env()`: one step per phase (`parallel_raw_env()` raises on illegal actions) |
-| Batched engine | `collector_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/collector/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
-| Rules | summarised below; the complete rules are on the documentation site's rules page for Collector (`collector.md` in `docs/rules/`); code in `card_envs/collector/rules.py` on the engine `card_envs/set_collecting/engine.py` (the source: Tyler McCarn's Collector) |
+{properties}
+
+## Description
 
 Collector: collect one card of each of the 13 ranks; play and acquire by hidden commitment.
 
@@ -21,19 +19,6 @@ from its discarder; the others draw two instead (`contest_fallback`). Cards nobo
 bottom of the stock, in seat order from the lead seat, before the draws; the draws are served in
 seat order from the lead seat while the stock lasts (no reshuffle). After the round every player
 holding all 13 ranks wins (several: a shared win). Suits do not matter.
-
-## Turn order (AEC)
-
-The lead seat of round t is `L_t = (dealer + 1 + t) mod N`. Each phase asks
-its players one at a time clockwise from `L_t` (PLAY skips a player whose hand is empty). A
-commitment is seen by nobody else (observations, masks, infos, renderings) until every player of
-the phase has committed; then everything is revealed at once. In the parallel API each phase is
-one `step` with every asked player's action. A live player the phase does not ask (an empty
-hand, in PLAY) has a mask holding only `wait` (17), a no-op: whatever it sends is ignored, so
-every live agent always has a legal action (a masked categorical never sees an all-zero mask).
-An illegal action ends the game with -1 for the first illegal mover in asking order, exactly as
-`env()` does. `pickle`, `copy.deepcopy` and cloudpickle of `parallel_env()` and
-`parallel_raw_env()` keep their behaviour and the running game (a copy continues it).
 
 ## Actions
 
@@ -48,7 +33,7 @@ The indices are fixed:
 
 Every action is a hidden commitment: `public_action` says what the table saw ("commits").
 
-## Action mask
+### Action mask
 
 PLAY(r) iff the player holds a card of rank r. DRAW_TWO always (even when the
 stock is short: the mask hints at nothing). TAKE(k) iff k < N and the player k seats clockwise
@@ -70,11 +55,10 @@ is who won each contest and what each loser drew instead) and, once the game is 
 laid down, who completed the set (`callers`) and who shares first place (`first_place`). This is
 a sufficient summary of the public history (see `card_envs.set_collecting.view`): every card seen face
 up is either in `known_cards`, in `stock_known`, or revealed this round. Decode a vector
-with `card_envs.set_collecting.view.decode`. Layout for N = 2 (segments sized N grow with the table):
+with `card_envs.set_collecting.view.decode`. Segments sized N grow with the table.
 
 {layout}
 
-{state}
 
 ## Rewards
 
@@ -84,28 +68,37 @@ others the places below (3 players, one winner: +1, −½, −½). At `max_round
 truncated: a draw (0 for all), or with `truncation_rule="most_ranks"` the players holding most
 different ranks share first place, the others the places below.
 
-## Infos at the end
+### Infos at the end
 
 `score`: the number of different ranks held (13 = complete; Collector has
 no points); `rank`: competition rank, 1 = best. At the end every hand is laid down (the claim is
 checked, and `most_ranks` compares hands), so the results are public.
 
-## Options
+## Starting state
 
-| Name | Default | Meaning |
-|---|---|---|
-| `num_players` | 2 | 2–4 |
-| `hand_size` | 5 | initial hand, 1–12 (a 13-card deal could be complete before any round) |
-| `dealer` | 0 | seat 0..N-1 or `"random"`; sets the lead seat `L_t` |
-| `max_rounds` | 200 | truncation after this many rounds (≥ 1) |
-| `truncation_rule` | `"draw"` | `"draw"` or `"most_ranks"`: the result when truncated |
-| `contest_fallback` | `"draw_two"` | `"draw_two"` or `"nothing"`: what a losing claimant gets |
-| `reward_mode` | `"rank"` | only `"rank"` (the rules define no score shaping) |
+`reset(seed)` deals the game. The dealer is `dealer` (seat 0 by default, drawn from the seed
+when `"random"`); each player gets `hand_size` cards, one at a time clockwise from the dealer's
+left, and the rest is the face-down stock. The game opens with round 0's PLAY phase, its lead
+seat the dealer's left: the AEC API asks the players one at a time from there (see Turn order),
+the Parallel API all at once.
 
-`reset(options={"deck": [...]})` deals a stacked 52-card deck, top card first, one card at a
+Stacked decks: `reset(options={"deck": [...]})` deals a stacked 52-card deck, top card first, one card at a
 time clockwise from the dealer's left; the rest is the stock, its top the next card.
 
-## Termination and truncation
+### Turn order (AEC)
+
+The lead seat of round t is `L_t = (dealer + 1 + t) mod N`. Each phase asks
+its players one at a time clockwise from `L_t` (PLAY skips a player whose hand is empty). A
+commitment is seen by nobody else (observations, masks, infos, renderings) until every player of
+the phase has committed; then everything is revealed at once. In the parallel API each phase is
+one `step` with every asked player's action. A live player the phase does not ask (an empty
+hand, in PLAY) has a mask holding only `wait` (17), a no-op: whatever it sends is ignored, so
+every live agent always has a legal action (a masked categorical never sees an all-zero mask).
+An illegal action ends the game with -1 for the first illegal mover in asking order, exactly as
+`env()` does. `pickle`, `copy.deepcopy` and cloudpickle of `parallel_env()` and
+`parallel_raw_env()` keep their behaviour and the running game (a copy continues it).
+
+## Episode end
 
 A round is one PLAY and one ACQUIRE phase; the end check follows every round's ACQUIRE.
 
@@ -129,23 +122,42 @@ truncated (as PettingZoo's `TerminateIllegalWrapper` leaves them), and `infos` g
 `rank`; `raw_env()` and `parallel_raw_env()` raise `IllegalActionError` (a `ValueError`) and
 change nothing.
 
+## Arguments
+
+| Name | Default | Meaning |
+|---|---|---|
+| `num_players` | 2 | 2–4 |
+| `hand_size` | 5 | initial hand, 1–12 (a 13-card deal could be complete before any round) |
+| `dealer` | 0 | seat 0..N-1 or `"random"`; sets the lead seat `L_t` |
+| `max_rounds` | 200 | truncation after this many rounds (≥ 1) |
+| `truncation_rule` | `"draw"` | `"draw"` or `"most_ranks"`: the result when truncated |
+| `contest_fallback` | `"draw_two"` | `"draw_two"` or `"nothing"`: what a losing claimant gets |
+| `reward_mode` | `"rank"` | only `"rank"` (the rules define no score shaping) |
+
+
 ## Version history
 
-- v0: first release.
-- v0, information update: the observation gains `last_claimed` (every claim of the last round, so
-  a contest loser no longer looks like a player who chose to draw), `callers` and `first_place`
-  (who completed and who won, at the end); the action space gains `wait` (17), the Parallel API's
-  no-op for a live player with nothing to do; the rendering shows every revealed choice, each
-  contest's result, and the winners.
-- v0, exact results: rank rewards are the exact average of the tied places rounded once (a draw
-  pays exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an
-  illegal move (`ended` [1, 1], nobody to act). Every action is a hidden commitment:
+Each entry names the environment version and the library release that shipped the change
+(`card_envs.__version__`; the CHANGELOG has the whole release). Before 1.0 a `v0` environment may
+still change without a new suffix; every such change is listed here.
+
+- `v0`, library 0.1.0: first release.
+- `v0`, library 0.1.0, information update: the observation gains `last_claimed` (every claim of the
+  last round, so a contest loser no longer looks like a player who chose to draw), `callers` and
+  `first_place` (who completed and who won, at the end); the action space gains `wait` (17), the
+  Parallel API's no-op for a live player with nothing to do; the rendering shows every revealed
+  choice, each contest's result, and the winners.
+- `v0`, library 0.2.0, exact results: rank rewards are the exact average of the tied places rounded
+  once (a draw pays exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end
+  by an illegal move (`ended` [1, 1], nobody to act). Every action is a hidden commitment:
   `public_action` says what the table saw ("commits").
+
+{state}
 """
 
 from __future__ import annotations
 
-from card_envs.base import add_parallel_state, env_constructors, state_doc
+from card_envs.base import add_parallel_state, env_constructors, environment_doc
 from card_envs.collector import state as collector_state
 from card_envs.collector import view as collector_view
 from card_envs.collector.rules import CollectorRules
@@ -165,10 +177,10 @@ env, raw_env = env_constructors(raw_env)
 parallel_env, parallel_raw_env = parallel_constructor(raw_env)
 add_parallel_state(parallel_raw_env)  # state() and state_space: the AEC env's underneath
 
-__doc__ = __doc__.replace("{layout}", collector_view.make_layout(2).table())
-__doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", collector_state.table(CollectorRules())))
-raw_env.__doc__ = __doc__
+#: the game's benchmark table: the table the shipped policy was trained at and the benchmark protocol
+#: plays (``training.benchmark``), and the one ``training.evaluate``, ``agents.play``, the web table
+#: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
+BENCHMARK_CONFIG = {"num_players": 2, "max_rounds": 100}
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page;
-#: the aim there: 15,000 env steps/s through env())
-BENCHMARK_CONFIG = {"num_players": 3}
+__doc__ = environment_doc(__doc__, raw_env, BENCHMARK_CONFIG, collector_state, parallel=True)
+raw_env.__doc__ = __doc__

@@ -1,15 +1,13 @@
 """
-# Fiddlesticks — `card_envs.fiddlesticks_v0`
+# Fiddlesticks
 
 | | |
 |---|---|
-| Import | `from card_envs import fiddlesticks_v0; env = fiddlesticks_v0.env()` |
+| Import | `from card_envs import fiddlesticks_v0`; `env = fiddlesticks_v0.env()` |
 | Agents | `player_0` … `player_{N-1}`, N = `num_players` (2 up to 52·`num_decks`/9: 11 with 2 decks) |
-| Action space | `Discrete(13K + 17)`, K = 4·`num_decks`: `Discrete(121)` with 2 decks |
-| Observation | `{"observation": Box(float32, (size,)), "action_mask": Box(int8, (13K + 17,))}` |
-| Parallel API | no (turns are sequential) |
-| Batched engine | `fiddlesticks_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/fiddlesticks/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
-| Rules | summarised below; the complete rules are on the documentation site's rules page for Fiddlesticks (`fiddlesticks.md` in `docs/rules/`); code in `card_envs/fiddlesticks/rules.py` |
+{properties}
+
+## Description
 
 A Shithead/Palace-family shedding game on two decks (suits do not matter; ranks 2 < 3 < … <
 10 < J < Q < K < A). Each player is dealt 3 cards face down (nobody sees them, the owner
@@ -40,7 +38,7 @@ K = 4·`num_decks` (the most copies of one rank); rank index r = 0..12 for 2..A.
 `env.unwrapped.action_to_string(a)` and `env.unwrapped.string_to_action(text)` convert
 (case-insensitive; `play 1x10` may also be written `play 1xT`, `pick up` as `pickup`).
 
-## Action mask
+### Action mask
 
 All zeros for every agent not to act. In the SWAP phase: `face-up R` for each rank left in the
 player's pool. With cards in hand: `play kxR` for each rank R that fits on the pile and each k
@@ -63,15 +61,13 @@ in its hand fits, so it holds no card of the ranks playable on that top card (2s
 comparison allows) beyond its known cards (it picks up the pile's cards in full view); the flags
 last until that player next draws from the stock (an unseen card comes in). Face-down cards are unknown
 to everyone until turned; SWAP choices stay hidden until all players have picked (until then
-every seat's row shows the dealt face-up cards). The layout (generated from
-`card_envs/fiddlesticks/view.py`, here for the default N = 4, 2 decks, `max_turns` 1000):
+every seat's row shows the dealt face-up cards).
 
 {layout}
 
 `card_envs.fiddlesticks.view.Codec(rules).decode(vector)` (or `env.unwrapped.decode(vector)`)
 returns the `PlayerView` the vector encodes.
 
-{state}
 
 ## Rewards
 
@@ -83,24 +79,19 @@ for all, everyone rank 1. At the end `infos[agent]` has `score` (there are no ga
 number of cards the player still holds, hand + face-up + face-down, 0 for a player who went out)
 and `rank` (1 = best, competition ranking).
 
-## Options
+## Starting state
 
-| Name | Default | Meaning |
-|---|---|---|
-| `num_players` | 4 | 2 or more, with 9·N ≤ 52·`num_decks` |
-| `num_decks` | 2 | decks shuffled together (no jokers); K = 4·`num_decks` sets the action space |
-| `end_mode` | `"first_out"` | `"first_out"`: the game ends when the first player is out; `"rank_all"`: until one player is left |
-| `four_in_a_row_clears` | True | four or more equal ranks on top of the pile clear it (and the player goes again) |
-| `voluntary_pickup` | False | allow `pick up` whenever the pile is not empty (standard Shithead; not in the source) |
-| `dealer` | `"random"` | the dealer's seat, or `"random"`; the dealer's left picks first in the SWAP and plays first |
-| `max_turns` | 1000 | truncation after this many play actions (every play, blind and pick-up; SWAP picks not counted) |
-| `reward_mode` | `"rank"` | only `"rank"` (no score shaping is defined) |
+`reset(seed)` deals the game. The dealer is `dealer` (drawn from the seed when `"random"`);
+one card at a time clockwise from the dealer's left, each player gets three face-down cards
+(slots 0..2), then three face-up cards on top of them, then three cards in hand; the rest is the
+stock, and the pile is empty. The game opens in the SWAP phase with the player to the dealer's
+left, who makes its three `face-up R` picks first.
 
 Stacked decks: `reset(options={"deck": [...]})` deals one card at a time clockwise from the
 dealer's left into face-down slots 0..2, then face-up 0..2, then the hand; the rest is the
 stock, its top the next card in the list.
 
-## Termination and truncation
+## Episode end
 
 A player is out when its hand, face-up and face-down cards are all gone.
 
@@ -119,22 +110,42 @@ every agent both terminated and truncated (as PettingZoo's `TerminateIllegalWrap
 them), and `infos` get no `score` or `rank`; `raw_env()` raises `IllegalActionError` (a
 `ValueError`) and changes nothing.
 
+## Arguments
+
+| Name | Default | Meaning |
+|---|---|---|
+| `num_players` | 4 | 2 or more, with 9·N ≤ 52·`num_decks` |
+| `num_decks` | 2 | decks shuffled together (no jokers); K = 4·`num_decks` sets the action space |
+| `end_mode` | `"first_out"` | `"first_out"`: the game ends when the first player is out; `"rank_all"`: until one player is left |
+| `four_in_a_row_clears` | True | four or more equal ranks on top of the pile clear it (and the player goes again) |
+| `voluntary_pickup` | False | allow `pick up` whenever the pile is not empty (standard Shithead; not in the source) |
+| `dealer` | `"random"` | the dealer's seat, or `"random"`; the dealer's left picks first in the SWAP and plays first |
+| `max_turns` | 1000 | truncation after this many play actions (every play, blind and pick-up; SWAP picks not counted) |
+| `reward_mode` | `"rank"` | only `"rank"` (no score shaping is defined) |
+
+
 ## Version history
 
-- v0: first release.
-- v0, information update: new `absent` segment (N×13): the ranks each seat is publicly known to
-  hold no more of than its `known` cards, from forced pick-ups, until it draws; the rendering
-  shows them ("no other …"). The SWAP-phase rendering no longer lists a card already picked in the
-  hand. Adds the process-property hook `rules.reveals`.
-- v0, exact results: rank rewards are the exact average of the tied places rounded once (a draw pays
-  exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an illegal move
-  (`ended` [1, 1], nobody to act). A SWAP pick is hidden: `public_action` says what the table saw
-  ("picks a card (swap)").
+Each entry names the environment version and the library release that shipped the change
+(`card_envs.__version__`; the CHANGELOG has the whole release). Before 1.0 a `v0` environment may
+still change without a new suffix; every such change is listed here.
+
+- `v0`, library 0.1.0: first release.
+- `v0`, library 0.1.0, information update: new `absent` segment (N×13): the ranks each seat is
+  publicly known to hold no more of than its `known` cards, from forced pick-ups, until it draws;
+  the rendering shows them ("no other …"). The SWAP-phase rendering no longer lists a card already
+  picked in the hand. Adds the process-property hook `rules.reveals`.
+- `v0`, library 0.2.0, exact results: rank rewards are the exact average of the tied places rounded
+  once (a draw pays exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end
+  by an illegal move (`ended` [1, 1], nobody to act). A SWAP pick is hidden: `public_action` says
+  what the table saw ("picks a card (swap)").
+
+{state}
 """
 
 from __future__ import annotations
 
-from card_envs.base import CardGameEnv, env_constructors, state_doc
+from card_envs.base import CardGameEnv, env_constructors, environment_doc
 from card_envs.fiddlesticks import state as fs_state
 from card_envs.fiddlesticks import view as fs_view
 from card_envs.fiddlesticks.rules import FiddlesticksRules
@@ -148,10 +159,10 @@ class raw_env(CardGameEnv):
 
 env, raw_env = env_constructors(raw_env)
 
-__doc__ = __doc__.replace("{layout}", fs_view.layout(FiddlesticksRules()).table())
-__doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", fs_state.table(FiddlesticksRules())))
+#: the game's benchmark table: the table the shipped policy was trained at and the benchmark protocol
+#: plays (``training.benchmark``), and the one ``training.evaluate``, ``agents.play``, the web table
+#: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
+BENCHMARK_CONFIG = {"num_players": 2}
+
+__doc__ = environment_doc(__doc__, raw_env, BENCHMARK_CONFIG, fs_state)
 raw_env.__doc__ = __doc__
-
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
-BENCHMARK_CONFIG = {"num_players": 4}
-

@@ -1,15 +1,13 @@
 """
-# Golf (six-card) — `card_envs.golf_v0`
+# Golf (six-card)
 
 | | |
 |---|---|
-| Import | `from card_envs import golf_v0; env = golf_v0.env()` |
+| Import | `from card_envs import golf_v0`; `env = golf_v0.env()` |
 | Agents | `player_0` … `player_{N-1}`, N = `num_players` (2–12; more with explicit `num_decks`) |
-| Action space | `Discrete(10)` |
-| Observation | `{"observation": Box(float32, (size,)), "action_mask": Box(int8, (10,))}` |
-| Parallel API | no (turns are sequential) |
-| Batched engine | `golf_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/golf/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
-| Rules | summarised below; the complete rules are on the documentation site's rules page for Golf (`golf.md` in `docs/rules/`); code in `card_envs/golf/rules.py` |
+{properties}
+
+## Description
 
 Each player has six cards in two rows of three, face down; nobody, the owner included, sees a
 face-down card. After each player turns up `initial_flips` cards (blind), a turn is DRAW
@@ -31,7 +29,7 @@ lowest cumulative total when someone reaches `target_score` (or after `num_round
 | 8 | `discard drawn` | discard the card drawn from the stock |
 | 9 | `no flip` | skip the optional flip (`flip_after_discard="may"`) |
 
-## Action mask
+### Action mask
 
 All zeros for every agent not to act. `replace i` and `flip i` are legal for any eligible slot
 whatever card lies beneath: the mask depends only on face-up/face-down status, closed columns
@@ -40,8 +38,7 @@ whatever card lies beneath: the mask depends only on face-up/face-down status, c
 ## Observation
 
 From the observer's seat: index 0 is the observer, then the others clockwise. Ranks only (suits
-do not matter in Golf). The layout for N players (generated from `card_envs/golf/view.py`, here
-for N = 2 with the defaults of one round):
+do not matter in Golf). Segments sized by the number of players N grow with the table.
 
 {layout}
 
@@ -58,7 +55,6 @@ round. The rendering shows the discard pile's ranks, a rebuilt stock's known car
 value of each layout (a column of two face-up cards scores as at a round's end: a pair is 0) and the
 previous round's revealed layouts.
 
-{state}
 
 ## Rewards
 
@@ -68,27 +64,20 @@ truncated, still ranked by the lowest total. `reward_mode="score"`: at every rou
 each player gets -(round score - table mean) / 60. At the end `infos[agent]` has `score` (the
 total) and `rank` (1 = best, competition ranking).
 
-## Options
+## Starting state
 
-| Name | Default | Meaning |
-|---|---|---|
-| `num_players` | 4 | 2–12 (more needs an explicit `num_decks`) |
-| `dealer` | `"random"` | first dealer; the deal rotates clockwise; the dealer's left plays first |
-| `num_decks` | `"auto"` | 1 deck for 2–4 players, 2 for 5–8, 3 for 9–12 |
-| `target_score` | 100 | the game ends after a round in which someone's total is at least this |
-| `num_rounds` | None | play exactly this many rounds instead (1 for one-round episodes) |
-| `initial_flips` | 2 | cards each player turns up in setup |
-| `turn_up_discard` | True | start the discard pile with the stock's top card |
-| `flip_after_discard` | `"never"` | `"may"`/`"must"`: after discarding a drawn card, turn up a face-down card |
-| `final_turns` | True | the others get one final turn after the trigger |
-| `max_turns_per_round` | 60·N | stalling guard: the round is scored after this many turns (not a truncation) |
-| `max_rounds` | 50 | truncation when playing to `target_score` |
-| `reward_mode` | `"rank"` | `"rank"` or `"score"` |
+`reset(seed)` deals the first round. The first dealer is `dealer` (drawn from the seed when
+`"random"`); six cards are dealt face down to each player, one at a time clockwise from the
+dealer's left, into slots 0..5; the next card starts the discard pile face up (with
+`turn_up_discard`) and the rest is the face-down stock. The round opens in the FLIP phase: from
+the dealer's left, each player turns up `initial_flips` of its own face-down cards, so the first
+agent to act is the player to the dealer's left. Every later round is dealt the same way by the
+next dealer clockwise, shuffled from the seeded generator.
 
 Stacked decks: `reset(options={"deck": [...]})` deals slots 0..5 one card at a time clockwise
 from the dealer's left; the next card starts the discard pile; the rest is the stock.
 
-## Termination and truncation
+## Episode end
 
 A round ends when every other player has had one final turn after the first player to end a
 turn with all six cards face up (at once with `final_turns=False`), or after
@@ -114,23 +103,47 @@ every agent both terminated and truncated (as PettingZoo's `TerminateIllegalWrap
 them), and `infos` get no `score` or `rank`; `raw_env()` raises `IllegalActionError` (a
 `ValueError`) and changes nothing.
 
+## Arguments
+
+| Name | Default | Meaning |
+|---|---|---|
+| `num_players` | 4 | 2–12 (more needs an explicit `num_decks`) |
+| `dealer` | `"random"` | first dealer; the deal rotates clockwise; the dealer's left plays first |
+| `num_decks` | `"auto"` | 1 deck for 2–4 players, 2 for 5–8, 3 for 9–12 |
+| `target_score` | 100 | the game ends after a round in which someone's total is at least this |
+| `num_rounds` | None | play exactly this many rounds instead (1 for one-round episodes) |
+| `initial_flips` | 2 | cards each player turns up in setup |
+| `turn_up_discard` | True | start the discard pile with the stock's top card |
+| `flip_after_discard` | `"never"` | `"may"`/`"must"`: after discarding a drawn card, turn up a face-down card |
+| `final_turns` | True | the others get one final turn after the trigger |
+| `max_turns_per_round` | 60·N | stalling guard: the round is scored after this many turns (not a truncation) |
+| `max_rounds` | 50 | truncation when playing to `target_score` |
+| `reward_mode` | `"rank"` | `"rank"` or `"score"` |
+
+
 ## Version history
 
-- v0: first release.
-- v0, batched engine: `vector_env`, byte-identical to `raw_env()` (tests/vector).
-- v0, information update: new observation segments `stock_known` (1), `stock_counts` (13) and
-  `last_round_grid` (N·6·13): a rebuilt stock's public composition is kept, and the layouts
-  revealed at a round's end are shown. Rendering: the discard pile's ranks, the rebuilt stock,
-  face-up value counting pairs as 0, an empty discard pile (no longer `##`), the revealed
-  layouts, and who won at the end. `rules.reveals` for the process test.
-- v0, exact results: rank rewards are the exact average of the tied places rounded once (a draw pays
-  exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an illegal move
-  (`ended` [1, 1], nobody to act).
+Each entry names the environment version and the library release that shipped the change
+(`card_envs.__version__`; the CHANGELOG has the whole release). Before 1.0 a `v0` environment may
+still change without a new suffix; every such change is listed here.
+
+- `v0`, library 0.1.0: first release.
+- `v0`, library 0.1.0, batched engine: `vector_env`, byte-identical to `raw_env()` (tests/vector).
+- `v0`, library 0.1.0, information update: new observation segments `stock_known` (1),
+  `stock_counts` (13) and `last_round_grid` (N·6·13): a rebuilt stock's public composition is kept,
+  and the layouts revealed at a round's end are shown. Rendering: the discard pile's ranks, the
+  rebuilt stock, face-up value counting pairs as 0, an empty discard pile (no longer `##`), the
+  revealed layouts, and who won at the end. `rules.reveals` for the process test.
+- `v0`, library 0.2.0, exact results: rank rewards are the exact average of the tied places rounded
+  once (a draw pays exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end
+  by an illegal move (`ended` [1, 1], nobody to act).
+
+{state}
 """
 
 from __future__ import annotations
 
-from card_envs.base import CardGameEnv, env_constructors, state_doc
+from card_envs.base import CardGameEnv, env_constructors, environment_doc
 from card_envs.golf import state as golf_state
 from card_envs.golf import view as golf_view
 from card_envs.golf.rules import GolfRules
@@ -144,9 +157,10 @@ class raw_env(CardGameEnv):
 
 env, raw_env = env_constructors(raw_env)
 
-__doc__ = __doc__.replace("{layout}", golf_view.layout(GolfRules(num_players=2, num_rounds=1)).table())
-__doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", golf_state.table(GolfRules(num_players=2, num_rounds=1))))
-raw_env.__doc__ = __doc__
-
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
+#: the game's benchmark table: the table the shipped policy was trained at and the benchmark protocol
+#: plays (``training.benchmark``), and the one ``training.evaluate``, ``agents.play``, the web table
+#: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
 BENCHMARK_CONFIG = {"num_players": 2, "num_rounds": 1}
+
+__doc__ = environment_doc(__doc__, raw_env, BENCHMARK_CONFIG, golf_state)
+raw_env.__doc__ = __doc__

@@ -1,15 +1,13 @@
 """
-# The Game of Guilders — `card_envs.guilders_v0`
+# The Game of Guilders
 
 | | |
 |---|---|
-| Import | `from card_envs import guilders_v0; env = guilders_v0.env()` |
+| Import | `from card_envs import guilders_v0`; `env = guilders_v0.env()` |
 | Agents | `player_0` … `player_{N-1}`, N = `num_players` (1 or more, no upper limit) |
-| Action space | `Discrete(70)` |
-| Observation | `{"observation": Box(float32, (553 + 162·C + 8·N,)), "action_mask": Box(int8, (70,))}`, C = most copies of one card (1 with one deck) |
-| Parallel API | no (turns are sequential) |
-| Batched engine | `guilders_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/guilders/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
-| Rules | summarised below; the complete rules are on the documentation site's rules page for Guilders (`guilders.md` in `docs/rules/`); code in `card_envs/guilders/rules.py` |
+{properties}
+
+## Description
 
 Every card lies face down in a fan. On a turn the player to act calls a suit (1 point), a rank
 (5), an exact card (10) or — with the Good Joker variant — a joker (15), then draws a card
@@ -36,7 +34,7 @@ equal highest scores share the win.
 `env.unwrapped.string_to_action` also reads `suit hearts`, `suit ♥`, `rank 10`, `rank queen`,
 `card 10h`, `card Q♠`, `card q of spades`, with an optional leading `call`, in any case.
 
-## Action mask
+### Action mask
 
 All zeros for every agent not to act. For the agent to act every call is legal, including
 calls of cards known to be gone; `joker` only with `good_joker`. The mask never depends on
@@ -72,16 +70,14 @@ this player drew it. Another player's missed card never reaches the observation 
 `public_discards`.
 
 Card counts are divided by the most copies one card has (1 with one deck and 2 jokers), sizes by
-the total number of cards, scores and points by 10, miss counts by 13, turns by `max_turns`. The layout for N
-players (generated from `card_envs/guilders/view.py`, here for N = 4 and one deck without
-jokers):
+the total number of cards, scores and points by 10, miss counts by 13, turns by `max_turns`. Segments sized by
+the number of players N or the most copies of one card C grow with the table.
 
 {layout}
 
 `env.unwrapped.decode(vector)` returns the `PlayerView` (`card_envs.guilders.view`) a vector
 encodes.
 
-{state}
 
 ## Rewards
 
@@ -94,26 +90,17 @@ whatever `reward_mode` says, and the reward is the points themselves / 10 (so th
 final score / 10). At the end `infos[agent]` has `score` (points) and `rank` (1 = best,
 competition ranking).
 
-## Options
+## Starting state
 
-| Name | Default | Meaning |
-|---|---|---|
-| `num_players` | 4 | seats, 1 or more |
-| `num_decks` | 1 | standard decks shuffled together (copies are identical; an exact call matches any copy) |
-| `public_discards` | False | missed cards are shown to everyone |
-| `evil_joker` | False | a drawn, uncalled joker costs the drawer its highest-valued scored card |
-| `good_joker` | False | enables the `joker` call: a called joker scores 15 |
-| `chaotic_joker` | False | a drawn joker shuffles the discard pile back into the fan |
-| `jokers_per_deck` | 2 | jokers per deck when any joker variant is on (alternately BJ, RJ) |
-| `refan_discards` | 0 | times the discard pile becomes a new fan when the fan is empty (-1 = unlimited) |
-| `start_player` | 0 | the first caller: a seat or `"random"` |
-| `reward_mode` | `"rank"` | `"rank"` or `"score"` (forced to `"score"` with one player) |
-| `max_turns` | max(20, R + J + 1) × total cards | truncation: the game stops after this many turns. R = `refan_discards`, J = jokers if `chaotic_joker` else 0: every turn draws a fan card, a fan holds at most total cards, and only a refan or a chaotic joker (each joker once) makes a new fan, so a game with finite refans ends by itself within (R + J + 1) × total cards turns and the default never cuts it; only `refan_discards=-1` (endless) can be truncated by the default (at 20 × total cards) |
+`reset(seed)` shuffles every card (`num_decks` decks, and `jokers_per_deck` jokers per deck when a
+joker variant is on) into the face-down fan; the discard pile and every score pile are empty,
+with `refan_discards` refans left. The first agent to act is `start_player` (seat 0 by default,
+drawn from the seed when `"random"`); turns then pass in seat order.
 
 Stacked decks: `reset(options={"deck": [...]})` makes the list the fan, drawn in list order
 (first card first). Reshuffles (refan, chaotic joker) use the seeded generator.
 
-## Termination and truncation
+## Episode end
 
 Every turn is one call and one draw from the fan.
 
@@ -135,24 +122,47 @@ every agent both terminated and truncated (as PettingZoo's `TerminateIllegalWrap
 them), and `infos` get no `score` or `rank`; `raw_env()` raises `IllegalActionError` (a
 `ValueError`) and changes nothing.
 
+## Arguments
+
+| Name | Default | Meaning |
+|---|---|---|
+| `num_players` | 4 | seats, 1 or more |
+| `num_decks` | 1 | standard decks shuffled together (copies are identical; an exact call matches any copy) |
+| `public_discards` | False | missed cards are shown to everyone |
+| `evil_joker` | False | a drawn, uncalled joker costs the drawer its highest-valued scored card |
+| `good_joker` | False | enables the `joker` call: a called joker scores 15 |
+| `chaotic_joker` | False | a drawn joker shuffles the discard pile back into the fan |
+| `jokers_per_deck` | 2 | jokers per deck when any joker variant is on (alternately BJ, RJ) |
+| `refan_discards` | 0 | times the discard pile becomes a new fan when the fan is empty (-1 = unlimited) |
+| `start_player` | 0 | the first caller: a seat or `"random"` |
+| `reward_mode` | `"rank"` | `"rank"` or `"score"` (forced to `"score"` with one player) |
+| `max_turns` | max(20, R + J + 1) × total cards | truncation: the game stops after this many turns. R = `refan_discards`, J = jokers if `chaotic_joker` else 0: every turn draws a fan card, a fan holds at most total cards, and only a refan or a chaotic joker (each joker once) makes a new fan, so a game with finite refans ends by itself within (R + J + 1) × total cards turns and the default never cuts it; only `refan_discards=-1` (endless) can be truncated by the default (at 20 × total cards) |
+
+
 ## Version history
 
-- v0: first release.
-- v0, batched engine: `vector_env`, byte-identical to `raw_env()` (tests/vector).
-- v0, information update: new segments `miss_calls` (70), `own_miss_calls` (70), `holder`,
-  `scored_value`, `scored_place` (54·C each) and `seat_misses` (N): every public call and result
-  between a player's turns and who holds which scored card reach the observation;
-  `match_probabilities` is the exact posterior (it accounts for the calls the others' hidden
-  misses failed); the default `max_turns` grows with `refan_discards` and chaotic jokers so that
-  only endless games can be truncated by it. Observation size 413 + 7·N -> 553 + 162·C + 8·N.
-- v0, exact results: rank rewards are the exact average of the tied places rounded once (a draw pays
-  exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an illegal move
-  (`ended` [1, 1], nobody to act).
+Each entry names the environment version and the library release that shipped the change
+(`card_envs.__version__`; the CHANGELOG has the whole release). Before 1.0 a `v0` environment may
+still change without a new suffix; every such change is listed here.
+
+- `v0`, library 0.1.0: first release.
+- `v0`, library 0.1.0, batched engine: `vector_env`, byte-identical to `raw_env()` (tests/vector).
+- `v0`, library 0.1.0, information update: new segments `miss_calls` (70), `own_miss_calls` (70),
+  `holder`, `scored_value`, `scored_place` (54·C each) and `seat_misses` (N): every public call and
+  result between a player's turns and who holds which scored card reach the observation;
+  `match_probabilities` is the exact posterior (it accounts for the calls the others' hidden misses
+  failed); the default `max_turns` grows with `refan_discards` and chaotic jokers so that only
+  endless games can be truncated by it. Observation size 413 + 7·N -> 553 + 162·C + 8·N.
+- `v0`, library 0.2.0, exact results: rank rewards are the exact average of the tied places rounded
+  once (a draw pays exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end
+  by an illegal move (`ended` [1, 1], nobody to act).
+
+{state}
 """
 
 from __future__ import annotations
 
-from card_envs.base import CardGameEnv, env_constructors, state_doc
+from card_envs.base import CardGameEnv, env_constructors, environment_doc
 from card_envs.guilders import state as guilders_state
 from card_envs.guilders import view as guilders_view
 from card_envs.guilders.rules import GuildersRules
@@ -169,9 +179,10 @@ class raw_env(CardGameEnv):
 
 env, raw_env = env_constructors(raw_env)
 
-__doc__ = __doc__.replace("{layout}", guilders_view.layout(GuildersRules()).table())
-__doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", guilders_state.table(GuildersRules())))
-raw_env.__doc__ = __doc__
+#: the game's benchmark table: the table the shipped policy was trained at and the benchmark protocol
+#: plays (``training.benchmark``), and the one ``training.evaluate``, ``agents.play``, the web table
+#: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
+BENCHMARK_CONFIG = {"num_players": 2}
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
-BENCHMARK_CONFIG = {"num_players": 4}
+__doc__ = environment_doc(__doc__, raw_env, BENCHMARK_CONFIG, guilders_state)
+raw_env.__doc__ = __doc__

@@ -1,15 +1,13 @@
 """
-# Guillotine — `card_envs.guillotine_v0`
+# Guillotine
 
 | | |
 |---|---|
-| Import | `from card_envs import guillotine_v0; env = guillotine_v0.env()` |
+| Import | `from card_envs import guillotine_v0`; `env = guillotine_v0.env()` |
 | Agents | `player_0` … `player_3` (exactly 4) |
-| Action space | `Discrete(39)` |
-| Observation | `{"observation": Box(float32, ({size},)), "action_mask": Box(int8, (39,))}` |
-| Parallel API | no (turns are sequential) |
-| Batched engine | `guillotine_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/guillotine/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
-| Rules | summarised below (with the Scoring table); the complete rules are on the documentation site's rules page for Guillotine (`guillotine.md` in `docs/rules/`); code in `card_envs/guillotine/rules.py` |
+{properties}
+
+## Description
 
 Four players, 32 cards ranked 7 < 8 < 9 < 10 < J < Q < K < A, eight each. The dealer looks
 at its hand and chooses a contract it has not used yet (its sixth is forced, still one step
@@ -24,19 +22,6 @@ bonus step (the only action when no card fits), so the bonus never ends by itsel
 tells the table nothing about the hand. The deal ends when the second player goes out. The full game is 24 deals, the deal rotating
 clockwise; the lowest total wins.
 
-## Scoring (points per deal; lower is better)
-
-| Contract | Per player | Total per deal |
-|---|---|---|
-| Royalty | +20 per King taken, +10 per Queen taken | +120 |
-| Queens | +10 per Queen taken, −10 per King taken | 0 |
-| Spades | +5 per spade taken, −10 per King taken (`king_rule="contract_suit_king"`: only K♠) | 0 (+30) |
-| Parliament | −5 per trick won, −10 per King taken | −80 |
-| Guillotine | +5 per card taken, +10 per King, +10 per Queen, +5 for trick 1, +5 for trick 8 | +250 |
-| Domino | −30 for the first player out, −10 for the second | −40 |
-
-A full game's four totals add up to exactly 1000.
-
 ## Actions
 
 | Index | Name | Meaning |
@@ -49,7 +34,7 @@ A full game's four totals add up to exactly 1000.
 `string_to_action` accepts them in any case, and also a bare card (`"Kh"`, `"10h"`) or contract
 name.
 
-## Action mask
+### Action mask
 
 All zeros for every agent not to act. The mask of the agent to act is computed from its own
 hand and public state only: the dealer's unused contracts; in a trick, the cards of the led
@@ -65,8 +50,7 @@ the observer's own: nothing depends on another player's hand. A Domino pass is p
 is its consequence: the passer holds none of the playable cards (`known_absent`); a STOP in an
 Ace bonus proves nothing and adds nothing there. `deal` (one-hot, 24 entries) is the current
 deal and `single_deal` says whether the game is one deal (`mode="single"`), so the observation
-tells how much of the game is left. The layout
-(generated from `card_envs/guillotine/view.py`; the same for every configuration):
+tells how much of the game is left. The layout is the same for every configuration.
 
 {layout}
 
@@ -78,7 +62,6 @@ Card ints here are deck indices, not `card_envs.cards` ints: name one with
 `env.unwrapped.rules.card_name(27)` (`"Ts"`; `card_envs.cards.to_str(27)` is `"2h"`), and list
 a mask's indices with `env.unwrapped.rules.cards_of(mask)`.
 
-{state}
 
 ## Rewards
 
@@ -87,7 +70,20 @@ equal steps; tied players share the average of their places. `reward_mode="score
 of every deal each player gets −(deal points − the table's mean deal points) / 100. At the end
 `infos[agent]` has `score` (the total) and `rank` (1 = best, competition ranking).
 
-## Per-deal scores in `infos`
+### Scoring (points per deal; lower is better)
+
+| Contract | Per player | Total per deal |
+|---|---|---|
+| Royalty | +20 per King taken, +10 per Queen taken | +120 |
+| Queens | +10 per Queen taken, −10 per King taken | 0 |
+| Spades | +5 per spade taken, −10 per King taken (`king_rule="contract_suit_king"`: only K♠) | 0 (+30) |
+| Parliament | −5 per trick won, −10 per King taken | −80 |
+| Guillotine | +5 per card taken, +10 per King, +10 per Queen, +5 for trick 1, +5 for trick 8 | +250 |
+| Domino | −30 for the first player out, −10 for the second | −40 |
+
+A full game's four totals add up to exactly 1000.
+
+### Per-deal scores in `infos`
 
 From the end of the first deal on, every agent's `infos[agent]` carries the deals so far:
 `deal` (0-based index of the deal that ended last, so `deal + 1` deals are over),
@@ -96,24 +92,19 @@ finished deal's contract). They are updated at each deal's end and kept at the g
 `score` and `rank` (`sum(deal_scores) == score`), so a full 24-deal game reports all 24 deals.
 They are public (every deal's points are announced) and change no reward or observation.
 
-## Options
+## Starting state
 
-| Name | Default | Meaning |
-|---|---|---|
-| `mode` | `"full"` | `"full"`: 24 deals, each dealer uses each contract once; `"single"`: one deal |
-| `contract` | None | single mode only: None = the dealer chooses from all six; a name (`"royalty"`, `"queens"`, `"spades"`, `"parliament"`, `"guillotine"`, `"domino"`) is applied at once, without a choice step |
-| `first_dealer` | `"random"` | seat 0–3 of the first dealer, or drawn from the seed; deal k's dealer is `(first_dealer + k) mod 4` |
-| `trick_rank_order` | `"seed"` | `"seed"`: 7<8<9<10<J<Q<K<A; `"french"`: 7<8<9<J<Q<K<10<A in tricks (Domino always uses the seed order) |
-| `king_rule` | `"every_king"` | Spades' King penalty: every King, or `"contract_suit_king"` (K♠ only) |
-| `ace_bonus` | True | the Domino Ace bonus |
-| `reward_mode` | `"rank"` | `"rank"` or `"score"` |
-| `num_players` | 4 | not a choice (Guillotine is a four-player game): accepted only as 4, so code that passes it to every game works; any other value is a ValueError |
+`reset(seed)` deals the first deal. The first dealer is `first_dealer` (drawn from the seed when
+`"random"`); the 32 cards are dealt one at a time clockwise from the dealer's left, eight to each
+player. The first agent to act is the dealer, choosing its contract (with `mode="single"` and a
+`contract` given, that contract applies at once and the dealer leads or opens). Every later deal
+is shuffled from the seeded generator and dealt by the next seat clockwise.
 
 Stacked decks: `reset(options={"deck": [...]})` deals the 32 listed cards (top first) one at a
 time clockwise starting left of the dealer, eight to each hand; later deals are shuffled from
 the seed. With `first_dealer="random"` the dealer is drawn from the seed before the deal.
 
-## Termination and truncation
+## Episode end
 
 A deal ends after its eighth trick (Royalty, Queens, Spades, Parliament, Guillotine) or when the
 second player goes out (Domino); its points are then added to the totals.
@@ -134,25 +125,45 @@ every agent both terminated and truncated (as PettingZoo's `TerminateIllegalWrap
 them), and `infos` get no `score` or `rank`; `raw_env()` raises `IllegalActionError` (a
 `ValueError`) and changes nothing.
 
+## Arguments
+
+| Name | Default | Meaning |
+|---|---|---|
+| `mode` | `"full"` | `"full"`: 24 deals, each dealer uses each contract once; `"single"`: one deal |
+| `contract` | None | single mode only: None = the dealer chooses from all six; a name (`"royalty"`, `"queens"`, `"spades"`, `"parliament"`, `"guillotine"`, `"domino"`) is applied at once, without a choice step |
+| `first_dealer` | `"random"` | seat 0–3 of the first dealer, or drawn from the seed; deal k's dealer is `(first_dealer + k) mod 4` |
+| `trick_rank_order` | `"seed"` | `"seed"`: 7<8<9<10<J<Q<K<A; `"french"`: 7<8<9<J<Q<K<10<A in tricks (Domino always uses the seed order) |
+| `king_rule` | `"every_king"` | Spades' King penalty: every King, or `"contract_suit_king"` (K♠ only) |
+| `ace_bonus` | True | the Domino Ace bonus |
+| `reward_mode` | `"rank"` | `"rank"` or `"score"` |
+| `num_players` | 4 | not a choice (Guillotine is a four-player game): accepted only as 4, so code that passes it to every game works; any other value is a ValueError |
+
+
 ## Version history
 
-- v0: first release.
-- v0, information update: the Domino Ace bonus lasts until STOP or an empty hand (STOP always
-  legal in it; it no longer ends by itself when no card fits, which told the table about a hidden
-  hand), and a STOP records nothing in `known_absent`; new observation segments `deal` (24) and
-  `single_deal` (1), size 635 -> 660; the rendering shows "deal k of n", what each seat laid and
-  its finishing place in Domino (no trick count there), and no longer lists the viewer's own cards
-  under another seat's "known not to hold". Golden transcript regenerated.
-- v0, exact results: rank rewards are the exact average of the tied places rounded once (a draw pays
-  exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an illegal move
-  (`ended` [1, 1], nobody to act).
+Each entry names the environment version and the library release that shipped the change
+(`card_envs.__version__`; the CHANGELOG has the whole release). Before 1.0 a `v0` environment may
+still change without a new suffix; every such change is listed here.
+
+- `v0`, library 0.1.0: first release.
+- `v0`, library 0.1.0, information update: the Domino Ace bonus lasts until STOP or an empty hand
+  (STOP always legal in it; it no longer ends by itself when no card fits, which told the table
+  about a hidden hand), and a STOP records nothing in `known_absent`; new observation segments
+  `deal` (24) and `single_deal` (1), size 635 -> 660; the rendering shows "deal k of n", what each
+  seat laid and its finishing place in Domino (no trick count there), and no longer lists the
+  viewer's own cards under another seat's "known not to hold". Golden transcript regenerated.
+- `v0`, library 0.2.0, exact results: rank rewards are the exact average of the tied places rounded
+  once (a draw pays exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end
+  by an illegal move (`ended` [1, 1], nobody to act).
+
+{state}
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from card_envs.base import CardGameEnv, env_constructors, state_doc
+from card_envs.base import CardGameEnv, env_constructors, environment_doc
 from card_envs.guillotine import state as guillotine_state
 from card_envs.guillotine import view as guillotine_view
 from card_envs.guillotine.rules import CONTRACT_NAMES, NUM_PLAYERS, GuillotineRules
@@ -193,12 +204,10 @@ class raw_env(CardGameEnv):
 
 env, raw_env = env_constructors(raw_env)
 
-__doc__ = __doc__.replace("{layout}", guillotine_view.LAYOUT.table()).replace(
-    "{size}", str(guillotine_view.LAYOUT.size)
-)
-__doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", guillotine_state.table(GuillotineRules())))
-raw_env.__doc__ = __doc__
-
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
+#: the game's benchmark table: the table the shipped policy was trained at and the benchmark protocol
+#: plays (``training.benchmark``), and the one ``training.evaluate``, ``agents.play``, the web table
+#: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
 BENCHMARK_CONFIG = {"mode": "single"}
 
+__doc__ = environment_doc(__doc__, raw_env, BENCHMARK_CONFIG, guillotine_state)
+raw_env.__doc__ = __doc__

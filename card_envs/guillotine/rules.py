@@ -26,7 +26,8 @@ import numpy as np
 
 from card_envs import cards
 from card_envs.generators import shuffle_order
-from card_envs.options import build_config, check_bool, check_choice, check_reward_mode, check_seat_or_random
+from card_envs.options import (build_config, check_bool, check_choice, check_int, check_reward_mode,
+                               check_seat_or_random)
 from card_envs.schema import GENERATOR, LIST, VALUE, Derived, Field, Row, SeatColumn, StateSchema
 from card_envs.scoring import competition_ranks
 
@@ -119,8 +120,11 @@ class GuillotineConfig:
     num_players: int = NUM_PLAYERS  # not a choice: accepted only as 4, for code that passes it to every game
 
     def __post_init__(self) -> None:
-        n = self.num_players
-        if isinstance(n, bool) or not isinstance(n, int) or n != NUM_PLAYERS:
+        try:  # any int, Python's or numpy's, as every game takes num_players
+            n = check_int("num_players", self.num_players)
+        except ValueError:
+            n = None
+        if n != NUM_PLAYERS:
             raise ValueError(
                 f"Guillotine is played by exactly {NUM_PLAYERS} players: option 'num_players' must be "
                 f"{NUM_PLAYERS}, got {self.num_players!r}"

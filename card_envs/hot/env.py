@@ -1,15 +1,13 @@
 """
-# Hot — `card_envs.hot_v0`
+# Hot
 
 | | |
 |---|---|
-| Import | `from card_envs import hot_v0; env = hot_v0.env()` |
+| Import | `from card_envs import hot_v0`; `env = hot_v0.env()` |
 | Agents | `player_0` … `player_{N-1}`, N = `num_players` (2–3, default 2) |
-| Action space | `Discrete(17)`: the game's 16 actions, then `wait` (16: the Parallel API's no-op) |
-| Observation | `{"observation": Box(float32, (710 + 61N + 2N²,)), "action_mask": Box(int8, (17,))}` (840 for N = 2) |
-| Parallel API | `hot_v0.parallel_env()`: one step per phase (`parallel_raw_env()` raises on illegal actions) |
-| Batched engine | `hot_v0.vector_env(num_envs=1024, **options)`: many games at once in compiled kernels (`card_envs/hot/kernels.py`, see `card_envs.vector`; needs the `vector` extra) |
-| Rules | summarised below; the complete rules are on the documentation site's rules page for Hot (`hot.md` in `docs/rules/`); code in `card_envs/hot/rules.py` on Collector's engine `card_envs/set_collecting/engine.py` (the source: Trevor Cuthbertson's variation of Collector) |
+{properties}
+
+## Description
 
 Hot: Collector's race for a complete set, scored from the opponents' missing ranks, to 11.
 
@@ -26,18 +24,6 @@ that opponent lacks (13 − its different ranks); every hand is then laid down. 
 which a total reaches `target_points` (equal highest totals share the win), or after one deal
 with `single_deal`. Suits do not matter.
 
-## Turn order (AEC)
-
-The lead seat of round t of a deal is `L_t = (dealer + 1 + t) mod N`. Each
-phase asks its players one at a time clockwise from `L_t` (PLAY skips a player whose hand is
-empty). A commitment is seen by nobody else (observations, masks, infos, renderings) until every
-player of the phase has committed. In the parallel API each phase is one `step`. A live player
-the phase does not ask (an empty hand, in PLAY) has a mask holding only `wait` (16), a no-op:
-whatever it sends is ignored, so every live agent always has a legal action. An illegal action
-ends the game with -1 for the first illegal mover in asking order, exactly as `env()` does.
-`pickle`, `copy.deepcopy` and cloudpickle of `parallel_env()` and `parallel_raw_env()` keep
-their behaviour and the running game (a copy continues it).
-
 ## Actions
 
 The indices are fixed:
@@ -51,7 +37,7 @@ The indices are fixed:
 
 Every action is a hidden commitment: `public_action` says what the table saw ("commits").
 
-## Action mask
+### Action mask
 
 PLAY(r) iff the player holds rank r. DRAW_TWO always (even from a short stock).
 DRAW_ONE_TAKE(k) iff k < N and the player k seats clockwise played this round. `wait` is never
@@ -67,11 +53,9 @@ and `last_drawn`, who won each contest and what each loser drew instead), the ca
 each hand, the seen bottom of the stock) plus the callers of the last finished deal (`callers`),
 who shares first place at the end (`first_place`), the game totals, the dealer, the deal number, the points of the last finished deal and the
 hands laid down at the end of the last scored deal. Decode with `card_envs.hot.view.decode`.
-Layout for N = 2:
 
 {layout}
 
-{state}
 
 ## Rewards
 
@@ -80,30 +64,37 @@ total (equal totals tied; with `single_deal`, by that deal's points). `reward_mo
 the end of each scored deal every player gets (its deal points − the table's mean) / 12. A
 truncated game (`max_deals` deals, or a void `single_deal` deal) gives 0 to all in rank mode.
 
-## Infos at the end
+### Infos at the end
 
 `score`: game total; `rank`: competition rank, 1 = best (everyone 1 when
 truncated).
 
-## Options
+## Starting state
 
-| Name | Default | Meaning |
-|---|---|---|
-| `num_players` | 2 | 2–3 |
-| `target_points` | 11 | game-winning total (≥ 1) |
-| `single_deal` | False | the episode is one deal |
-| `reward_mode` | `"rank"` | `"rank"` or `"score"` |
-| `hand_size` | 5 | initial hand, 1–12 (a 13-card deal could be complete before any round) |
-| `dealer` | 0 | first dealer, seat or `"random"`; the deal then passes clockwise |
-| `max_rounds_per_deal` | 200 | a deal this long is void (≥ 1) |
-| `max_deals` | 100 | truncation after this many deals (≥ 1) |
-| `contest_fallback` | `"draw"` | `"draw"` (a losing claimant draws a replacement) or `"nothing"` |
+`reset(seed)` deals the first deal; every total starts at 0. The first dealer is `dealer` (seat 0
+by default, drawn from the seed when `"random"`); each player gets `hand_size` cards, one at a
+time clockwise from the dealer's left, and the rest is the face-down stock. The deal opens with
+round 0's PLAY phase, its lead seat the dealer's left: the AEC API asks the players one at a time
+from there (see Turn order), the Parallel API all at once. Each later deal is shuffled from the
+seeded generator and dealt by the next seat clockwise.
 
-`reset(options={"deck": [...]})` deals a stacked 52-card deck for the first deal, top card first,
+Stacked decks: `reset(options={"deck": [...]})` deals a stacked 52-card deck for the first deal, top card first,
 one card at a time clockwise from the dealer's left; the rest is the stock. Later deals shuffle
 from the seed.
 
-## Termination and truncation
+### Turn order (AEC)
+
+The lead seat of round t of a deal is `L_t = (dealer + 1 + t) mod N`. Each
+phase asks its players one at a time clockwise from `L_t` (PLAY skips a player whose hand is
+empty). A commitment is seen by nobody else (observations, masks, infos, renderings) until every
+player of the phase has committed. In the parallel API each phase is one `step`. A live player
+the phase does not ask (an empty hand, in PLAY) has a mask holding only `wait` (16), a no-op:
+whatever it sends is ignored, so every live agent always has a legal action. An illegal action
+ends the game with -1 for the first illegal mover in asking order, exactly as `env()` does.
+`pickle`, `copy.deepcopy` and cloudpickle of `parallel_env()` and `parallel_raw_env()` keep
+their behaviour and the running game (a copy continues it).
+
+## Episode end
 
 A round is one PLAY and one ACQUIRE phase. A deal ends after the first round at whose end one or
 more players hold all 13 ranks (a scored deal: the callers score, every hand is laid down), or,
@@ -128,23 +119,44 @@ truncated (as PettingZoo's `TerminateIllegalWrapper` leaves them), and `infos` g
 `rank`; `raw_env()` and `parallel_raw_env()` raise `IllegalActionError` (a `ValueError`) and
 change nothing.
 
+## Arguments
+
+| Name | Default | Meaning |
+|---|---|---|
+| `num_players` | 2 | 2–3 |
+| `target_points` | 11 | game-winning total (≥ 1) |
+| `single_deal` | False | the episode is one deal |
+| `reward_mode` | `"rank"` | `"rank"` or `"score"` |
+| `hand_size` | 5 | initial hand, 1–12 (a 13-card deal could be complete before any round) |
+| `dealer` | 0 | first dealer, seat or `"random"`; the deal then passes clockwise |
+| `max_rounds_per_deal` | 200 | a deal this long is void (≥ 1) |
+| `max_deals` | 100 | truncation after this many deals (≥ 1) |
+| `contest_fallback` | `"draw"` | `"draw"` (a losing claimant draws a replacement) or `"nothing"` |
+
+
 ## Version history
 
-- v0: first release.
-- v0, information update: the observation gains `last_claimed` (every claim of the last round, so
-  a contest loser no longer looks like a player who chose to draw), `callers` (the last deal's
-  callers of "Hot") and `first_place` (the winners, at the end); the action space gains `wait`
-  (16), the Parallel API's no-op for a live player with nothing to do; the rendering shows every
-  revealed choice, each contest's result, the callers and winners.
-- v0, exact results: rank rewards are the exact average of the tied places rounded once (a draw
-  pays exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end by an
-  illegal move (`ended` [1, 1], nobody to act). Every action is a hidden commitment:
+Each entry names the environment version and the library release that shipped the change
+(`card_envs.__version__`; the CHANGELOG has the whole release). Before 1.0 a `v0` environment may
+still change without a new suffix; every such change is listed here.
+
+- `v0`, library 0.1.0: first release.
+- `v0`, library 0.1.0, information update: the observation gains `last_claimed` (every claim of the
+  last round, so a contest loser no longer looks like a player who chose to draw), `callers` (the
+  last deal's callers of "Hot") and `first_place` (the winners, at the end); the action space gains
+  `wait` (16), the Parallel API's no-op for a live player with nothing to do; the rendering shows
+  every revealed choice, each contest's result, the callers and winners.
+- `v0`, library 0.2.0, exact results: rank rewards are the exact average of the tied places rounded
+  once (a draw pays exactly 0.0; no reward moved by more than 1.2e-16), and `state()` shows an end
+  by an illegal move (`ended` [1, 1], nobody to act). Every action is a hidden commitment:
   `public_action` says what the table saw ("commits").
+
+{state}
 """
 
 from __future__ import annotations
 
-from card_envs.base import add_parallel_state, env_constructors, state_doc
+from card_envs.base import add_parallel_state, env_constructors, environment_doc
 from card_envs.hot import state as hot_state
 from card_envs.hot import view as hot_view
 from card_envs.hot.rules import HotRules
@@ -164,10 +176,10 @@ env, raw_env = env_constructors(raw_env)
 parallel_env, parallel_raw_env = parallel_constructor(raw_env)
 add_parallel_state(parallel_raw_env)  # state() and state_space: the AEC env's underneath
 
-__doc__ = __doc__.replace("{layout}", hot_view.make_layout(2).table())
-__doc__ = __doc__.replace("{state}", state_doc("## State (privileged)", hot_state.table(HotRules())))
-raw_env.__doc__ = __doc__
+#: the game's benchmark table: the table the shipped policy was trained at and the benchmark protocol
+#: plays (``training.benchmark``), and the one ``training.evaluate``, ``agents.play``, the web table
+#: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
+BENCHMARK_CONFIG = {"num_players": 2, "single_deal": True}
 
-#: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page;
-#: the same as Collector's, whose engine Hot runs)
-BENCHMARK_CONFIG = {"num_players": 3}
+__doc__ = environment_doc(__doc__, raw_env, BENCHMARK_CONFIG, hot_state, parallel=True)
+raw_env.__doc__ = __doc__

@@ -99,7 +99,7 @@ class CommitParallelEnv(ParallelEnv):
         if aec.game_state is None:
             raise ValueError("reset() needs to be called before step()")
         if not self.agents:
-            raise ValueError("the game is over: call reset()")
+            raise ValueError(f"{self.metadata['name']}: the game is over and every agent is done; call reset() to deal a new game")
         state = aec.game_state
         rules = aec.rules
         if not isinstance(actions, Mapping):

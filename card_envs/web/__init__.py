@@ -82,6 +82,9 @@ def main(argv=None) -> int:
 
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     address = f"http://{shown}:{args.port}/" + (f"?token={token}" if token else "")
+    print("tables: a new table starts at its game's benchmark table, where every agent offered can play ("
+          + "; ".join(f"{name} {cli.format_options(cli.benchmark_table(name)) or '(defaults)'}" for name in _games())
+          + "); the page's options change it", flush=True)
     if exposed:
         print(f"card_envs web table on {args.host}: other machines that can reach this one on port {args.port} can "
               "open it too; each request needs the access token, which this address carries: share it only with "
@@ -91,6 +94,12 @@ def main(argv=None) -> int:
     print(f"card_envs web table: {address}  (Ctrl+C stops it)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
+
+
+def _games() -> list[str]:
+    import card_envs
+
+    return list(card_envs.ENVIRONMENTS)
 
 
 def _check_loads(named: dict[str, str]) -> None:

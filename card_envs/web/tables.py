@@ -84,9 +84,10 @@ def png_data_url(picture: np.ndarray) -> str:
 
 # ------------------------------------------------------------------------------- the games
 def game_catalogue() -> list[dict[str, Any]]:
-    """Every game the page offers: its environment name, seats, and each option with its default,
-    type and, where the web table bounds it, its largest value (the options table of the game's
-    docs), for the page's form."""
+    """Every game the page offers: its environment name, the seats at its benchmark table (the
+    table a new table starts from), that table's options, and each option with its default, its
+    value at the benchmark table (``table``), its type and, where the web table bounds it, its
+    largest value (the options table of the game's docs), for the page's form."""
     import dataclasses
 
     import card_envs
@@ -94,26 +95,31 @@ def game_catalogue() -> list[dict[str, Any]]:
     out = []
     for name, module in card_envs.ENVIRONMENTS.items():
         raw = module.raw_env()
+        table = dict(module.BENCHMARK_CONFIG)
         options = []
         for f in dataclasses.fields(raw.rules.config):
             default = f.default if f.default is not dataclasses.MISSING else None
-            option = {"name": f.name, "default": default, "type": str(f.type)}
+            option = {"name": f.name, "default": default, "table": table.get(f.name, default), "type": str(f.type)}
             if f.name in limits.OPTION_BOUNDS:
                 option["max"] = limits.OPTION_BOUNDS[f.name]
             options.append(option)
-        out.append({"env": name, "title": name.removesuffix("_v0").capitalize(), "seats": len(raw.possible_agents),
+        seats = len(module.raw_env(**table).possible_agents)
+        out.append({"env": name, "title": name.removesuffix("_v0").capitalize(), "seats": seats, "table": table,
                     "options": options})
     return out
 
 
 def check_options(env_name: str, options: Any) -> dict[str, Any]:
-    """The table's options as the environment takes them, within the web table's bounds
-    (:data:`card_envs.web.limits.OPTION_BOUNDS`, checked before the table is built); a ValueError
-    naming the game's options, the bound or the bad value otherwise."""
+    """The table's options as the environment takes them: the game's benchmark table with
+    ``options`` laid over it (no options: the benchmark table, where every agent offered can
+    play), within the web table's bounds (:data:`card_envs.web.limits.OPTION_BOUNDS`, checked
+    before the table is built); a ValueError naming the game's options, the bound or the bad value
+    otherwise."""
     from card_envs import cli
 
     if not isinstance(options, dict):
         raise ValueError(f"options must be an object of option names and values, got {type(options).__name__}")
+    options = {**cli.benchmark_table(env_name), **options}
     limits.check_bounds(env_name, options)
     try:
         cli.check_game_options(env_name, options)

@@ -2,9 +2,11 @@
 
 Run at the start of every Sphinx build (``builder-inited``), and importable by the tests:
 
-* ``environments/<game>.md``: the environment's docstring (``help(card_envs.<game>_v0)``) cut
-  into its sections, the picture of the table, the complete rules (``rules/<game>.md``) and
-  the notes on the batched engine and sampled worlds, every page with :data:`SECTIONS` in order;
+* ``environments/<game>.md``: the environment's docstring (``help(card_envs.<game>_v0)``: its
+  properties table with the spaces at the default table, then its sections), the animated picture
+  of a game (``docs/pictures/<game>.gif``), links to the complete rules, the game's leaderboard
+  row, its shipped policy and how to play it, and the notes on the batched engine and sampled
+  worlds last: every page with :data:`SECTIONS` in order;
 * ``results/policies.md``: a model card per shipped policy, from ``agents/pretrained/<game>.json``;
 * ``results/baselines.md``: the heuristic against random, from ``benchmarks/baselines_results.json``;
 * ``results/search.md``: the search agents' strength and cost, from ``benchmarks/search_results.json``;
@@ -28,19 +30,23 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent.parent
 ROOT = DOCS.parent
 
-#: the sections every environment page has, in this order (a game may add its own between them)
+#: the sections of every environment page, in this order: the basics in the order Gymnasium's and
+#: PettingZoo's pages have them, then where to go next, then the tables few readers need
 SECTIONS = (
-    "Rules",
+    "Description",
     "Actions",
-    "Action mask",
     "Observation",
-    "State (privileged)",
     "Rewards",
-    "Options",
-    "Termination and truncation",
-    "Batched engine and sampled worlds",
+    "Starting state",
+    "Episode end",
+    "Arguments",
     "Version history",
+    "See also",
+    "State (privileged)",
+    "Batched engine and sampled worlds",
 )
+#: the sections the generator writes (the others are the environment's docstring's)
+GENERATED = ("See also", "Batched engine and sampled worlds")
 
 GAMES = ("golf", "fiddlesticks", "guillotine", "collector", "hot", "guilders")
 
@@ -62,17 +68,29 @@ def _sections(doc: str) -> tuple[str, list[tuple[str, str]]]:
     return "\n".join(head).strip("\n"), sections
 
 
-def _rules_text(game: str) -> str:
-    """The game's rules page without its title, its headings one level down."""
-    path = DOCS / "rules" / f"{game}.md"
-    if not path.exists():
-        return f"The rules of this game are in `card_envs/{game}/rules.py`."
-    lines = path.read_text().splitlines()
-    if lines and lines[0].startswith("# "):
-        lines = lines[1:]
-    return "\n".join("#" + line if re.match(r"^#{2,5} ", line) else line for line in lines).strip("\n") + (
-        f"\n\nThe rules on their own page: [{game} rules](../rules/{game}.md)."
-    )
+def _see_also(game: str) -> str:
+    """Where to go from an environment's page: its rules, results, policy, and how to play it."""
+    import card_envs
+    from card_envs.cli import format_options
+
+    name = f"{game}_v0"
+    table = format_options(card_envs.ENVIRONMENTS[name].BENCHMARK_CONFIG)
+    return f"""- **The complete rules**: [{game} rules](../rules/{game}.md), every rule of the game in full, each
+  pinned by a test named after it (`tests/games/test_{game}.py`).
+- **How the library's agents play it**: [its leaderboard row](../results/leaderboard.md#{game}-v0) (random,
+  the heuristic, the shipped PPO policy and the search agents under the benchmark protocol, at the
+  benchmark table `{table}`).
+- **The shipped policy**: [its model card](../results/policies.md#{game}-v0), how it was trained and how it
+  plays against the baselines; `agents.load("ppo")` plays it.
+- **Play it yourself**: `python -m agents.play {game}` in the terminal, or `python -m card_envs.web` in
+  the browser ([web table](../guides/web.md)), against the heuristic or any other agent, at the benchmark
+  table unless you change it (`--config KEY=VALUE`)."""
+
+
+def _markdown(rst: str) -> str:
+    """A docstring's reStructuredText inline markup as Markdown: ``:mod:`x``` and ````x```` as `x`."""
+    text = re.sub(r":(?:mod|func|class|meth|data|attr|exc):`~?([^`]+)`", r"`\1`", rst)
+    return re.sub(r"``([^`]+)``", r"`\1`", text)
 
 
 def _engine_and_worlds(game: str) -> str:
@@ -81,7 +99,7 @@ def _engine_and_worlds(game: str) -> str:
     module = card_envs.ENVIRONMENTS[f"{game}_v0"]
     worlds = __import__(f"card_envs.{game}.worlds", fromlist=["sample_world"])
     doc = (worlds.__doc__ or "").strip()
-    first = doc.split("\n\n")[0].replace("\n", " ") if doc else ""
+    first = _markdown(doc.split("\n\n")[0].replace("\n", " ")) if doc else ""
     parallel = "also `parallel_env()`, " if hasattr(module, "parallel_env") else ""
     return f"""`{game}_v0.vector_env(num_envs=1024, **options)` plays many games of this configuration at once
 in compiled kernels (`card_envs/{game}/kernels.py`; the `vector` extra), {parallel}with exactly the
@@ -93,43 +111,93 @@ player's observation alone, its hidden cards from the exact posterior; search ag
 worlds ([search agents](../guides/search.md)). {first}"""
 
 
+#: the longest first paragraph of an Observation section shown whole on the page (characters)
+FIRST_PARAGRAPH = 500
+
+
+def _folded_observation(observation: str) -> str:
+    """The Observation section as the page shows it: its first paragraph, then two folds (HTML
+    ``<details>``, one click away) for the layout table (its lead line the summary) and for the
+    rest of the text, so that the page's basics stay on its first screens. ``help()`` keeps it all
+    in the open."""
+    blocks = [b for b in observation.split("\n\n") if b.strip()]
+    table = next((i for i, b in enumerate(blocks) if b.startswith("| Segment |")), None)
+    if table is None:
+        return observation
+    lead = table - 1 if table >= 1 and blocks[table - 1].startswith("The layout at the default table") else None
+    summary = blocks[lead].rstrip(":") if lead is not None else "The layout, segment by segment"
+    segments = blocks[table].count("\n") - 1
+    rest = [b for i, b in enumerate(blocks[1:], 1) if i not in (table, lead)]
+    first = blocks[0]
+    if len(first) > FIRST_PARAGRAPH:  # a long first paragraph: its first sentence in the open, the rest folded
+        cut = first.find(". ") + 1
+        if 0 < cut < len(first):
+            first, more = first[:cut], first[cut:].strip()
+            rest.insert(0, more)
+    out = [first, "<details>", f"<summary>{_inline_html(summary)} ({segments} segments): show</summary>",
+           blocks[table], "</details>"]
+    if rest:
+        out += ["<details>", "<summary>More on the observation: what each part holds and why, decoding it</summary>",
+                *rest, "</details>"]
+    return "\n\n".join(out)
+
+
+def _folded_mask(actions: str) -> str:
+    """The Actions section with its Action mask sub-section's first sentence in the open and the
+    rest folded (as :func:`_folded_observation` does)."""
+    head, sep, mask = actions.partition("### Action mask\n\n")
+    if not sep:
+        return actions
+    mask, sub, after = mask.partition("\n### ")
+    cut = mask.find(". ") + 1
+    if not 0 < cut < len(mask.strip()):
+        return actions
+    folded = (f"{head}{sep}{mask[:cut]}\n\n<details>\n<summary>When each action is legal: show</summary>\n\n"
+              f"{mask[cut:].strip()}\n\n</details>\n")
+    return folded + (f"\n### {after}" if sub else "")
+
+
+def _inline_html(text: str) -> str:
+    """Markdown's inline code as HTML (a ``<summary>`` is raw HTML: MyST leaves it alone)."""
+    import html
+
+    return re.sub(r"`([^`]*)`", lambda m: f"<code>{m.group(1)}</code>", html.escape(text, quote=False))
+
+
 def environment_page(game: str) -> str:
-    """The Markdown page of one environment (see the module docstring)."""
+    """The Markdown page of one environment (see the module docstring): the docstring's title and
+    properties table, the animated picture, then :data:`SECTIONS` in order."""
     import card_envs
     import card_envs.contract
 
     module = card_envs.ENVIRONMENTS[f"{game}_v0"]
     head, sections = _sections(module.__doc__ or "")
     found = dict(sections)
-    missing = [s for s in SECTIONS if s not in found and s not in ("Rules", "Batched engine and sampled worlds")]
+    wanted = [s for s in SECTIONS if s not in GENERATED]
+    missing = [s for s in wanted if s not in found]
     if missing:
         raise ValueError(f"{game}_v0's docstring lacks the sections {missing}")
-    head_lines = head.splitlines()
-    title = head_lines[0] if head_lines and head_lines[0].startswith("# ") else f"# `{game}_v0`"
-    intro = "\n".join(head_lines[1:] if head_lines and head_lines[0].startswith("# ") else head_lines).strip("\n")
-    found["Rules"] = _rules_text(game)
+    if [t for t, _ in sections] != wanted:
+        raise ValueError(f"{game}_v0's docstring has the sections {[t for t, _ in sections]}; an environment page has "
+                         f"{wanted} in this order (a game's own topics are ### sub-sections of them)")
+    found["See also"] = _see_also(game)
     found["Batched engine and sampled worlds"] = _engine_and_worlds(game)
-    env = module.raw_env()
-    obs = found["Observation"]
-    if "| Segment |" not in obs:
-        obs += "\n\nThe layout in the default configuration:\n\n" + env.unwrapped.observation_layout.table()
-    found["Observation"] = obs
     declared = getattr(card_envs.contract.part(game, "rules"), "STATE", None)
     if declared is not None:  # the rules engine's state, as search agents and the batched engine see it
         found["State (privileged)"] += (
             "\n\n### The rules engine's state\n\nThe fields of the rules state (what `sample_world` returns and "
             "search agents simulate), how each copies, and where the batched engine keeps it "
             "(declared once in `card_envs." + game + ".rules.STATE`):\n\n" + declared.table())
-    out = [title, "", f"![{game}: a table in play](../pictures/{game}.png)", "", intro, ""]
-    order = list(SECTIONS)
-    extra = [t for t, _ in sections if t not in SECTIONS]
-    # a game's own sections go where its docstring puts them: after the standard one before them
-    names = [t for t, _ in sections]
-    for t in extra:
-        before = [s for s in names[: names.index(t)] if s in order]
-        at = order.index(before[-1]) + 1 if before else order.index("Actions")
-        order.insert(at, t)
-    for t in order:
+    found["Observation"] = _folded_observation(found["Observation"])
+    found["Actions"] = _folded_mask(found["Actions"])
+    head_lines = head.splitlines()
+    title = head_lines[0] if head_lines and head_lines[0].startswith("# ") else f"# `{game}_v0`"
+    properties = "\n".join(head_lines[1:] if head_lines and head_lines[0].startswith("# ") else head_lines).strip("\n")
+    out = [title, "", properties, "",
+           f"```{{image}} ../pictures/{game}.gif",
+           f":alt: {game}: the first moves of a game, random legal moves at the benchmark table",
+           ":class: env-animation", "```", ""]
+    for t in SECTIONS:
         out += [f"## {t}", "", found[t], ""]
     return "\n".join(out).rstrip() + "\n"
 
@@ -147,7 +215,8 @@ def environments_index() -> str:
 
 Six PettingZoo AEC environments (Collector and Hot also as parallel environments), each with its
 batched twin (`vector_env`) and its world sampler (`sample_world`). Every page has the same
-sections: {", ".join(SECTIONS)}.
+sections, in the order Gymnasium's and PettingZoo's pages have them: a table of the spaces and
+interfaces, a game in motion, then {", ".join(SECTIONS)}.
 
 {chr(10).join(rows)}
 

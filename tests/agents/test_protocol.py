@@ -33,8 +33,11 @@ def flat_policy(obs_size: int, num_actions: int, logits=None, seed: int = 0) -> 
     return MaskedPolicy([layer], head, "Tanh")
 
 
-def policy_file(tmp_path, env_name: str, env_config: dict | None, name: str = "p.zip", logits=None):
-    env = card_envs.ENVIRONMENTS[env_name].raw_env(**(env_config or {}))
+def policy_file(tmp_path, env_name: str, env_config: dict | None, name: str = "p.zip", logits=None,
+                sized_for: dict | None = None):
+    """A policy file for ``env_name`` recording ``env_config`` (None: no record), its sizes those of
+    ``env_config``'s table (or ``sized_for``'s)."""
+    env = card_envs.ENVIRONMENTS[env_name].raw_env(**(sized_for or env_config or {}))
     meta = {"env_name": env_name} if env_config is None else {"env_name": env_name, "env_config": env_config}
     return write_policy_file(tmp_path / name, flat_policy(env.observation_layout.size, env.rules.num_actions,
                                                           logits), meta)

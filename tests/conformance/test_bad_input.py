@@ -167,3 +167,57 @@ def test_the_parallel_api_names_bad_agents_and_shows_an_illegal_end_in_state(nam
     assert not par.agents
     parts = par.state_layout.split(par.state())
     assert parts["ended"].tolist() == [1.0, 1.0] and not parts["to_act"].any()
+
+
+def _play_out(env, seed):
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize("module, config", FIRST_CASES)
+def test_stepping_after_the_end_is_one_line_naming_the_end_on_raw_env_and_a_warned_no_op_on_env(module, config,
+                                                                                                     caplog):
+    from card_envs.base import GameOverError
+
+    name = module.raw_env.metadata["name"]
+    raw = module.raw_env(**config)
+    _play_out(raw, 9)
+    assert raw.agents == []
+    before = raw.state().tobytes()
+    for action in (None, 0):
+        with pytest.raises(GameOverError, match=rf"^{name}: the game is over \(it (ended by its rules|was truncated)\)"
+                                                r".*call reset\(\)") as caught:
+            raw.step(action)
+        assert "\n" not in str(caught.value) and isinstance(caught.value, ValueError)
+    assert raw.state().tobytes() == before
+    checked = module.env(**config)  # env() does what PettingZoo's OrderEnforcingWrapper does: warns, changes nothing
+    _play_out(checked, 9)
+    before = checked.state().tobytes()
+    checked.step(None)
+    assert "step() called after all agents are terminated or truncated" in caplog.text
+    assert checked.state().tobytes() == before and checked.agents == []
+    env = module.env(**config)  # and after a game an illegal action ended
+    env.reset(seed=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(int(np.flatnonzero(env.action_mask() == 0)[0]))
+    for _ in env.agent_iter():
+        env.step(None)
+    before = env.state().tobytes()
+    env.step(None)
+    assert env.state().tobytes() == before and env.agents == []
+
+
+@pytest.mark.parametrize("module, config", FIRST_CASES)
+def test_num_players_takes_any_integer_like_the_other_options(module, config):
+    default = module.raw_env()
+    n = len(default.possible_agents)
+    for make in (module.env, module.raw_env):
+        for value in (np.int64(n), np.int32(n)):
+            assert make(num_players=value).possible_agents == default.possible_agents
+        for bad in (float(n), True, str(n)):
+            with pytest.raises(ValueError, match="num_players"):
+                make(num_players=bad)

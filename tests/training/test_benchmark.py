@@ -119,6 +119,8 @@ def test_the_command_prints_and_writes_a_score_card_and_marks_quick_as_not_the_p
     assert benchmark.main(["random", "--quick", "--only", "guillotine", "--out", str(out), "--no-progress"]) == 0
     printed = capsys.readouterr().out
     assert "NOT the protocol" in printed and "guillotine_v0" in printed
+    assert printed.splitlines()[0].startswith("tables: guillotine_v0 mode=single (each game's benchmark table"), \
+        "the first line names the table played"
     card = json.loads(out.read_text())
     assert card["quick"] and not card["conforms"] and card["version"] == benchmark.VERSION
     assert card["complete"], "written after each game, complete after the last"
@@ -196,7 +198,7 @@ def test_retiming_a_card_measures_its_timing_anew_and_keeps_its_results_bit_for_
 def test_the_readme_leaderboard_is_generated_from_the_recorded_score_cards():
     text = (ROOT / "README.md").read_text()
     section = text.split(leaderboard.START, 1)[1].split(leaderboard.END, 1)[0]
-    assert section.strip() == leaderboard.markdown().strip(), "run python -m training.leaderboard --readme"
+    assert section.strip() == leaderboard.summary().strip(), "run python -m training.leaderboard --readme"
 
 
 @pytest.mark.parametrize("kind", ["pimc", "ismcts"])
@@ -212,19 +214,41 @@ def test_the_recorded_search_defaults_kept_their_budget_on_a_quiet_machine(kind)
         assert timing["ms_per_decision"] <= 100, (name, timing)
 
 
+def _rows(md: str, game: str) -> list[list[str]]:
+    """The cells of the per-game tables of ``game`` in the leaderboard page."""
+    section = md.split(f"### `{game}`", 1)[1].split("\n### ", 1)[0]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| `")]
+
+
+def _agents(md: str, game: str) -> dict[str, list[str]]:
+    """The agents' rows of ``game`` (its first table), by agent."""
+    return {r[0]: r for r in _rows(md, game) if len(r) == 5}
+
+
 def test_the_leaderboard_shows_what_was_measured_and_says_what_was_not(tmp_path):
     card = benchmark.benchmark("random", games=2, only=["golf"], timing=True, progress=False)
     (tmp_path / "random.json").write_text(json.dumps(card))
     exploits = tmp_path / "exploit.json"
     exploits.write_text(json.dumps({"rows": [{"target": "heuristic", "game": "golf_v0", "minutes": 15,
-                                              "mean_reward": 0.25, "reward_low": 0.1, "reward_high": 0.4}]}))
+                                              "mean_reward": -0.25, "reward_low": -0.4, "reward_high": -0.1}]}))
     md = leaderboard.markdown(tmp_path, exploits)
-    golf = next(line for line in md.splitlines() if line.startswith("| `golf_v0`"))
-    assert f"{card['games']['golf_v0']['score']:+.2f}" in golf and "not measured" in golf
-    assert "**+0.25 [+0.10, +0.40]**, 15 min" in golf
-    assert "not measured" in next(line for line in md.splitlines() if line.startswith("| `hot_v0`"))
-    assert "†" in golf and "`random` 2; the protocol plays 200" in md, "a 2-game card is not the protocol"
-    assert "not every game measured yet" not in md
+    part = card["games"]["golf_v0"]
+    rows = _agents(md, "golf_v0")
+    score = f"{part['score']:+.2f}".replace("-", "−")
+    # score, interval and milliseconds each in a column of its own
+    assert rows["`random`"][1] == score + "†", "a 2-game card is not the protocol"
+    assert rows["`random`"][2] == f"[{part['score_low']:+.2f}, {part['score_high']:+.2f}]".replace("-", "−")
+    assert float(rows["`random`"][3]) == pytest.approx(part["timing"]["ms_per_decision"], rel=0.1, abs=0.01)
+    assert rows["`heuristic`"][1] == "not measured", "an agent not measured is said so, never filled in"
+    exploited = [r for r in _rows(md, "golf_v0") if len(r) == 4]
+    assert exploited == [["`heuristic`", "−0.25", "[−0.40, −0.10]", "15 min"], ["`ppo`", "not measured", "", ""]]
+    assert "A negative value means the best response did not beat the target" in md
+    assert "Table: `num_players=2 num_rounds=1`" in md, "each game's table is shown"
+    assert "`random` 2; the protocol plays 200" in md and "not every game measured yet" not in md
+    glance = next(line for line in leaderboard.summary(tmp_path, exploits).splitlines() if line.startswith("| `golf_v0`"))
+    assert f"**{score}**†" in glance, "bold: the game's best score, and one rule only"
+    assert glance.count("**") == 2
 
     protocol = dict(card, conforms=True, complete=True, agent="pimc")
     shorter = dict(card, agent="pimc", games={"golf_v0": card["games"]["golf_v0"],
@@ -233,11 +257,9 @@ def test_the_leaderboard_shows_what_was_measured_and_says_what_was_not(tmp_path)
     (tmp_path / leaderboard.SHORTER).mkdir()
     (tmp_path / leaderboard.SHORTER / "pimc.json").write_text(json.dumps(shorter))
     md = leaderboard.markdown(tmp_path, exploits)
-    rows = {line.split(" | ")[0]: line.split(" | ") for line in md.splitlines() if line.startswith("| `")}
-    pimc = 1 + leaderboard.AGENTS.index("pimc")
-    assert "†" not in rows["| `golf_v0`"][pimc], "the protocol's card wins where it has the game"
-    assert "+0.50 [" in rows["| `hot_v0`"][pimc] and "†" in rows["| `hot_v0`"][pimc]
-    assert "not measured" in rows["| `guilders_v0`"][pimc]
+    assert "†" not in _agents(md, "golf_v0")["`pimc`"][1], "the protocol's card wins where it has the game"
+    assert _agents(md, "hot_v0")["`pimc`"][1] == "+0.50†"
+    assert _agents(md, "guilders_v0")["`pimc`"][1] == "not measured"
     assert "`pimc` 2, `random` 2; the protocol plays 200" in md and "not every game measured yet: pimc" in md
 
 

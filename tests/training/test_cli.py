@@ -72,7 +72,7 @@ def test_evaluate_user_errors_are_one_line_and_exit_2(argv, says, capsys):
 
 
 def test_a_size_mismatch_inside_a_worker_process_is_one_line_too(capsys):
-    argv = ["golf_v0", "ppo,any_table", "random", "--games", "4", "--workers", "2"]  # 4-seat Golf, a 2-seat policy
+    argv = ["golf_v0", "ppo,any_table", "random", "--games", "4", "--workers", "2", "--players", "4"]  # a 2-seat policy
     assert E.main(argv) == 2
     assert "observations of size" in one_error_line(capsys)
 
@@ -98,6 +98,49 @@ def test_evaluate_field_mode_and_its_output(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "seating: field: heuristic in one seat against 2 copies of random" in out
     assert json.loads((tmp_path / "summary.json").read_text())["seating"]["mode"] == "field"
+
+
+# ---------------------------------------------------------------------------------- the table
+@pytest.mark.parametrize("game", ["golf_v0", "fiddlesticks_v0", "guillotine_v0", "collector_v0", "hot_v0",
+                                  "guilders_v0"])
+def test_one_table_per_game_the_shipped_policy_the_training_config_and_the_commands_agree_on(game):
+    import card_envs
+    from training import benchmark
+
+    table = card_envs.ENVIRONMENTS[game].BENCHMARK_CONFIG
+    shipped = json.loads((ROOT / "agents" / "pretrained" / f"{game}.json").read_text())
+    assert shipped["config"]["env_config"] == table, "the shipped policy was trained at the benchmark table"
+    assert json.loads((ROOT / "training" / "configs" / f"{game}.json").read_text())["env_config"] == table
+    assert benchmark.TABLES[game] == table
+    assert cli.table_options(game) == (table, {})
+    assert cli.table_options(game, ["reward_mode=score"]) == ({**table, "reward_mode": "score"}, {"reward_mode": "score"})
+
+
+def test_evaluate_plays_the_benchmark_table_unless_told_and_says_so_first(capsys):
+    # the README's command: the shipped PPO takes a seat at the benchmark table
+    assert E.main(["golf", "ppo", "heuristic", "random", "--games", "6", "--workers", "1"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("table: golf_v0 num_players=2 num_rounds=1 (the benchmark table"), first
+    assert E.main(["golf", "heuristic", "random", "--games", "2", "--workers", "1", "--players", "3"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "table: golf_v0 num_players=3 num_rounds=1 (the benchmark table with num_players=3)", first
+    # an explicit table the policy was not trained at is still refused, in one line
+    assert E.main(["golf", "ppo", "random", "--games", "2", "--workers", "1", "--config", "num_players=4"]) == 2
+    assert "trained on other golf_v0 options" in one_error_line(capsys)
+
+
+def test_play_plays_the_benchmark_table_unless_told_and_says_so_first(capsys, monkeypatch):
+    from agents import play
+
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert play.main(["hot", "--opponents", "ppo", "--seed", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("table: hot_v0 num_players=2 single_deal=true (the benchmark table"), out[0]
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert play.main(["golf", "--players", "3", "--seed", "1"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("(the benchmark table with num_players=3)")
 
 
 # ------------------------------------------------------------------------ play, baselines

@@ -191,7 +191,7 @@ def test_import_card_envs_works_without_numba_and_vector_env_names_the_extra():
         "    print('IMPORT ERROR:', e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "IMPORT ERROR:" in out and "card_envs[vector]" in out
+    assert "IMPORT ERROR:" in out and 'pip install -e ".[vector]"' in out
 
 
 def test_guilders_vector_env_exists_with_every_option():

@@ -200,11 +200,13 @@ def test_the_command_on_another_address_requires_a_token_and_says_so(tmp_path):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
-        lines = [server.stdout.readline() for _ in range(2)]
+        lines = [server.stdout.readline() for _ in range(3)]
     finally:
         server.terminate()
         server.wait(timeout=30)
-    assert "access token" in lines[0] and "?token=" in lines[1], lines
+    assert lines[0].startswith("tables: a new table starts at its game's benchmark table"), lines
+    assert "golf_v0 num_players=2 num_rounds=1" in lines[0], "the first line names the tables"
+    assert "access token" in lines[1] and "?token=" in lines[2], lines
 
 
 # ------------------------------------------------------------------ nothing freezes, fills or crashes it

@@ -327,7 +327,18 @@ def test_the_page_and_its_files_are_served_with_nothing_from_the_internet(client
     games = client.get("/api/games").json()["games"]
     assert [g["env"] for g in games] == GAMES
     golf = games[0]
-    assert {"name": "num_players", "default": 4, "type": "int", "max": 8} in golf["options"]
+    assert {"name": "num_players", "default": 4, "table": 2, "type": "int", "max": 8} in golf["options"]
+    assert golf["table"] == card_envs.golf_v0.BENCHMARK_CONFIG and golf["seats"] == 2
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_new_table_with_no_options_is_the_benchmark_table_where_every_agent_offered_plays(client, name):
+    table = card_envs.ENVIRONMENTS[name].BENCHMARK_CONFIG
+    view = client.post("/api/tables", json={"env": name, "opponents": ["ppo"], "seed": 1}).json()
+    assert view["options"] == table, "the shipped policy takes the other seats at the benchmark table"
+    assert len(view["seats"]) == len(card_envs.ENVIRONMENTS[name].raw_env(**table).possible_agents)
+    changed = client.post("/api/tables", json={"env": name, "options": {"reward_mode": "rank"}, "seed": 1}).json()
+    assert changed["options"] == {**table, "reward_mode": "rank"}, "the options given are laid over it"
     assert [a["agent"] for a in client.get("/api/games").json()["agents"]] == ["random", "heuristic", "ppo", "pimc",
                                                                             "ismcts"]
 

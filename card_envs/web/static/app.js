@@ -74,8 +74,9 @@ function drawOptions() {
     label.textContent = opt.name + " ";
     const input = document.createElement("input");
     input.id = "opt-" + opt.name;
-    input.value = optionText(opt.default);
-    input.dataset.default = optionText(opt.default);
+    // the form starts at the game's benchmark table; only what the person changes is sent
+    input.value = optionText(opt.table);
+    input.dataset.default = optionText(opt.table);
     label.appendChild(input);
     box.appendChild(label);
   }
@@ -156,6 +157,8 @@ function drawTable() {
   document.body.dataset.step = String(view.step);
   document.body.dataset.table = view.table;
   $("picture").src = view.picture;
+  $("table-line").textContent =
+    `${view.env}: ` + Object.entries(view.options).map(([k, v]) => `${k}=${optionText(v)}`).join(" ");
   $("text").textContent = view.text;
   $("text").hidden = !$("show-text").checked;
   const moves = $("moves");
