@@ -166,6 +166,31 @@ class MaskedPolicy:
         return cls(layers, (_np(head.weight), _np(head.bias)), activation or "Identity")
 
 
+def copy_actor(policy: "MaskedPolicy", sb3_policy: Any) -> None:
+    """Write ``policy``'s actor (hidden layers and action head) into an SB3 ``ActorCriticPolicy``
+    of the same shape and activation, which then plays as ``policy`` does; its value network is
+    left as it is. A ValueError names the first difference."""
+    import torch
+    import torch.nn as nn
+
+    linears = [m for m in sb3_policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+    acts = {type(m).__name__ for m in sb3_policy.mlp_extractor.policy_net if not isinstance(m, nn.Linear)}
+    mine = [(w.T, b) for w, b in policy.layers]
+    if len(linears) != len(mine) or any(tuple(l.weight.shape) != w.shape for l, (w, _) in zip(linears, mine)):
+        raise ValueError(f"the policy's hidden layers {[w.shape[0] for w, _ in mine]} differ from the network's "
+                         f"{[l.out_features for l in linears]}: give ppo.policy_kwargs.net_arch the policy's sizes")
+    if mine and acts != {policy.activation}:
+        raise ValueError(f"the policy's activation {policy.activation} differs from the network's {sorted(acts)}")
+    head = sb3_policy.action_net
+    if tuple(head.weight.shape) != policy.head[0].T.shape:
+        raise ValueError(f"the policy's action head {policy.head[0].T.shape} differs from the network's "
+                         f"{tuple(head.weight.shape)} (another game or table)")
+    with torch.no_grad():
+        for layer, (w, b) in zip(linears + [head], mine + [(policy.head[0].T, policy.head[1])]):
+            layer.weight.copy_(torch.as_tensor(np.ascontiguousarray(w)))
+            layer.bias.copy_(torch.as_tensor(b))
+
+
 def _np(t: Any) -> np.ndarray:
     return t.detach().cpu().numpy().astype(np.float32)
 

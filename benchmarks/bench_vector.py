@@ -203,7 +203,8 @@ def main(argv=None) -> int:
         else:
             text = text.rstrip("\n") + "\n\n" + block + "\n"
         path.write_text(text)
-        (HERE / "vector_results.json").write_text(json.dumps({"machine": machine(), "hearts": hearts, "rows": [
+        (HERE / "vector_results.json").write_text(json.dumps({"machine": machine(), "date": time.strftime("%Y-%m-%d"),
+                                                              "hearts": hearts, "rows": [
             {k if isinstance(k, str) else f"num_envs={k}": v for k, v in r.items()} for r in rows]}, indent=1, default=str))
         say(f"wrote {path}")
     return 0

@@ -5,13 +5,13 @@ A researcher's machine is rarely idle: a training run beside its evaluation, a s
 a browser. This measures what the engine's default threads keep of their speed then, against
 every fixed choice a user could make instead:
 
-- ``default``: what card_envs does unprompted (every core, numba's threads waiting passively:
-  ``card_envs.runtime``);
+- ``default``: what card_envs does unprompted (numba's threads waiting passively, every core not
+  kept busy by other processes: ``card_envs.runtime``);
 - ``1 thread``: ``NUMBA_NUM_THREADS=1`` (the plain loops, no parallel regions);
-- ``spinning``: every core with ``OMP_WAIT_POLICY=ACTIVE`` (libgomp's threads spin between
-  regions: what numba did by default before);
-- ``passive``: every core with ``OMP_WAIT_POLICY=PASSIVE`` set by the user;
-- ``workqueue``: every core on numba's own ``workqueue`` threading layer.
+- ``spinning``: every core, whatever the load, with ``OMP_WAIT_POLICY=ACTIVE`` (libgomp's threads
+  spin between regions: what numba did by default before);
+- ``passive``: every core, whatever the load, with ``OMP_WAIT_POLICY=PASSIVE``;
+- ``workqueue``: every core, whatever the load, on numba's own ``workqueue`` threading layer.
 
 The load is ``busy`` processes, each a bounded loop of pure Python (started before a load level,
 killed after it), so with two of them on two cores the engine competes for every core. Each
@@ -41,10 +41,12 @@ ROOT = Path(__file__).resolve().parents[1]
 CHOICES: dict[str, dict[str, str]] = {
     "default": {},
     "1 thread": {"NUMBA_NUM_THREADS": "1"},
-    "spinning": {"OMP_WAIT_POLICY": "ACTIVE"},
-    "passive": {"OMP_WAIT_POLICY": "PASSIVE"},
-    "workqueue": {"NUMBA_THREADING_LAYER": "workqueue"},
+    "spinning": {"OMP_WAIT_POLICY": "ACTIVE", "CARD_ENVS_FOLLOW_LOAD": "0"},
+    "passive": {"OMP_WAIT_POLICY": "PASSIVE", "CARD_ENVS_FOLLOW_LOAD": "0"},
+    "workqueue": {"NUMBA_THREADING_LAYER": "workqueue", "CARD_ENVS_FOLLOW_LOAD": "0"},
 }
+#: the variables a choice sets: none is inherited from the calling environment
+_SETTINGS = ("OMP_WAIT_POLICY", "NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER", "CARD_ENVS_FOLLOW_LOAD")
 #: the choices measured for the engine's users (the layers add nothing new there)
 USER_CHOICES = ("default", "1 thread", "spinning")
 LOADS = (0, 1, 2)
@@ -98,8 +100,7 @@ def _busy(count: int, seconds: float) -> list[subprocess.Popen]:
 
 
 def _run(args: list[str], choice: str, timeout: float) -> float:
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_NUM_THREADS",
-                                                            "NUMBA_THREADING_LAYER")}
+    env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
     env.update(CHOICES[choice])
     out = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, cwd=ROOT,
                          timeout=timeout)
@@ -125,8 +126,7 @@ def training_rate(choice: str, seconds: float) -> float:
         args = ["-m", "training.train", "golf_v0", "--minutes", f"{seconds / 60:.4f}", "--no-progress",
                 "--out", out, "--name", name, "--config", "eval.every=1000000000", "eval.games=2",
                 "eval.final_games=0"]
-        env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_NUM_THREADS",
-                                                                "NUMBA_THREADING_LAYER")}
+        env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
         env.update(CHOICES[choice])
         subprocess.run([sys.executable, *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL,
                        timeout=seconds + 600)
@@ -136,8 +136,7 @@ def training_rate(choice: str, seconds: float) -> float:
 def evaluation_rate(choice: str, games: int) -> float:
     """Games/s of ``training.evaluate golf heuristic random`` with two worker processes."""
     with tempfile.TemporaryDirectory() as out:
-        env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_NUM_THREADS",
-                                                                "NUMBA_THREADING_LAYER")}
+        env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
         env.update(CHOICES[choice])
         began = time.perf_counter()
         subprocess.run([sys.executable, "-m", "training.evaluate", "golf", "heuristic", "random", "--players", "2", "--games",

@@ -28,8 +28,74 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from types import ModuleType
 from typing import Iterable
+
+_HZ = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def machine_busy_seconds() -> float | None:
+    """CPU seconds all processes have spent busy since boot (``/proc/stat``), None elsewhere."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu":
+        return None
+    ticks = [int(x) for x in fields[1:]]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and iowait
+    steal = ticks[7] if len(ticks) > 7 else 0  # another machine's, not this one's
+    guest = sum(ticks[8:10]) if len(ticks) > 9 else 0  # already counted in user and nice
+    return (sum(ticks) - idle - steal - guest) / _HZ
+
+
+class OthersLoad:
+    """How many cores the other processes keep busy: the machine's busy CPU time (``/proc/stat``)
+    minus this process's own, per second of wall time, re-measured at most every :attr:`period`
+    seconds (two small file reads); 0 where ``/proc/stat`` is missing."""
+
+    period = 0.25
+
+    def __init__(self):
+        self._mark: tuple[float, float, float] | None = None
+        self.others = 0.0
+
+    def cores(self) -> float:
+        now = time.monotonic()
+        if self._mark is not None and now - self._mark[2] < self.period:
+            return self.others
+        busy = machine_busy_seconds()
+        if busy is None:
+            return 0.0
+        own = time.process_time()
+        if self._mark is not None:
+            busy0, own0, then = self._mark
+            self.others = max(0.0, ((busy - busy0) - (own - own0)) / (now - then))
+        self._mark = (busy, own, now)
+        return self.others
+
+
+#: the other processes' load, as the engine sees it (one per process)
+LOAD = OthersLoad()
+#: ``CARD_ENVS_FOLLOW_LOAD=0`` keeps numba's thread count whatever the machine's load
+FOLLOW_LOAD = os.environ.get("CARD_ENVS_FOLLOW_LOAD", "1") != "0"
+_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def engine_threads() -> int:
+    """The threads the engine's next parallel region takes: numba's (``numba.set_num_threads``),
+    fewer by the cores other processes kept busy lately (a core counts as taken from half of it,
+    as the PPO update's threads count them), at least one."""
+    import numba
+
+    threads = numba.get_num_threads()
+    if threads <= 1 or not FOLLOW_LOAD:
+        return threads
+    taken = int(LOAD.cores() + 0.5)
+    return max(1, min(threads, _CORES - taken))
+
 
 #: measured first-call time with an empty cache, two cores (``benchmarks/bench_vector.py``)
 COMPILE_ESTIMATE = "about half a minute on a 2-core machine"

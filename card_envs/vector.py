@@ -106,7 +106,7 @@ except ImportError as exc:  # pragma: no cover - exercised by tests that hide nu
 from gymnasium.vector import AutoresetMode
 
 from card_envs.checks import check_reset_options, check_seed
-from card_envs.runtime import announce_compilation, start_threads
+from card_envs.runtime import announce_compilation, engine_threads, start_threads
 
 start_threads()  # before any kernel runs: numba's threads wait passively (card_envs.runtime)
 
@@ -274,7 +274,7 @@ def _sample_row(mask, rng, out, g):
             k -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sample_serial(mask, rng, out, lo, hi):
     for g in range(lo, hi):
         _sample_row(mask, rng, out, g)
@@ -302,13 +302,22 @@ def span(rows, spans, c):
 def drive(serial, parallel, rows: int, *args) -> None:
     """Run one kernel over ``rows`` rows: on numba's threads (:func:`threaded`) its parallel driver,
     ``parallel(*args, spans)``, which runs the serial driver over each of ``spans`` spans of the
-    rows, handed out one at a time; else the serial driver over every row, ``serial(*args, 0,
-    rows)``. (The row's code is compiled once, in the serial driver.)"""
-    if threaded(rows):
-        with numba.parallel_chunksize(1):
-            parallel(*args, max(1, min(rows, SPANS_PER_THREAD * numba.get_num_threads())))
-    else:
+    rows, handed out one at a time to whichever thread is free; else the serial driver over every
+    row, ``serial(*args, 0, rows)``. (The row's code is compiled once, in the serial driver; the
+    serial drivers release the GIL, so a program may also run them on threads of its own.)"""
+    threads = engine_threads() if rows >= PARALLEL_MIN_ROWS else 1
+    if threads <= 1:
         serial(*args, 0, rows)
+        return
+    numba_threads = numba.get_num_threads()
+    if threads < numba_threads:  # other processes hold cores: this region leaves them be
+        numba.set_num_threads(threads)
+    try:
+        with numba.parallel_chunksize(1):
+            parallel(*args, max(1, min(rows, SPANS_PER_THREAD * threads)))
+    finally:
+        if threads < numba_threads:
+            numba.set_num_threads(numba_threads)
 
 
 @njit(cache=True)
@@ -575,12 +584,13 @@ PARALLEL_MIN_ROWS = 128
 
 def threaded(rows: int | None = None) -> bool:
     """Whether the kernels run their ``prange`` drivers for a batch of ``rows`` games
-    (``numba.set_num_threads(k)``, k > 1, and at least ``PARALLEL_MIN_ROWS`` rows).
+    (``numba.set_num_threads(k)``, k > 1, at least ``PARALLEL_MIN_ROWS`` rows, and more than one
+    core not kept busy by other processes: :func:`card_envs.runtime.engine_threads`).
 
     Each game kernel is a row function with two drivers, a plain loop and a ``prange`` loop; with
     one thread the plain loop is used, since numba's parallel scheduling costs about a quarter of
     an encode kernel's time even when it has a single thread to schedule (measured here)."""
-    return numba.get_num_threads() > 1 and (rows is None or rows >= PARALLEL_MIN_ROWS)
+    return (rows is None or rows >= PARALLEL_MIN_ROWS) and engine_threads() > 1
 
 
 def make(game: str, num_envs: int, options: dict[str, Any]) -> VectorEnv:

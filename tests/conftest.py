@@ -28,6 +28,9 @@ except ImportError:
     settings = None
 
 if numba is not None:
+    # the tests choose their threads themselves: the engine must not move them with the machine's
+    # load (tests/vector/test_runtime.py holds the load-following to its promise)
+    os.environ.setdefault("CARD_ENVS_FOLLOW_LOAD", "0")
     from card_envs.runtime import start_threads
 
     start_threads()  # as the engine starts them (a passive wait), before the tests take one thread

@@ -181,6 +181,9 @@ def check_config(cfg: dict, defaults: dict) -> None:
         if bad:
             raise ValueError(f"unknown key(s) {bad} in {section!r}; keys: {sorted(defaults[section])}")
     check_imitation(cfg.get("imitation", defaults["imitation"]))
+    init = cfg.get("init_policy")
+    if init is not None and not (isinstance(init, str) and init.strip()):
+        raise ValueError(f"init_policy is a policy file's path (or null), got {init!r}")
     if cfg["total_timesteps"] is None and cfg["minutes"] is None:
         raise ValueError("give total_timesteps (--timesteps) or a time budget (--minutes)")
     if cfg["vec_env"] not in VEC_ENVS:

@@ -279,6 +279,10 @@ def build_model(cfg: dict, run_dir: Path, venv, kwargs: dict, tb_dir: str | None
         return model, clock
     model = MaskablePPO("MlpPolicy", venv, seed=int(cfg["seed"]), device="cpu", verbose=0,
                         tensorboard_log=tb_dir, **kwargs)
+    if cfg.get("init_policy"):  # the actor of a policy file, as the new run's start
+        from agents.ppo import copy_actor, load_policy, resolve_policy_file
+
+        copy_actor(load_policy(resolve_policy_file(cfg["init_policy"]))[0], model.policy)
     return model, Clock()
 
 

@@ -24,26 +24,9 @@ never changed.
 
 from __future__ import annotations
 
-import os
 import time
 
-_HZ = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def machine_busy_seconds() -> float | None:
-    """CPU seconds all processes have spent busy since boot (``/proc/stat``), None elsewhere."""
-    try:
-        with open("/proc/stat") as f:
-            fields = f.readline().split()
-    except OSError:
-        return None
-    if not fields or fields[0] != "cpu":
-        return None
-    ticks = [int(x) for x in fields[1:]]
-    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and iowait
-    steal = ticks[7] if len(ticks) > 7 else 0  # another machine's, not this one's
-    guest = sum(ticks[8:10]) if len(ticks) > 9 else 0  # already counted in user and nice
-    return (sum(ticks) - idle - steal - guest) / _HZ
+from card_envs.runtime import machine_busy_seconds  # noqa: F401  (the one reading of /proc/stat)
 
 
 class AdaptiveThreads:

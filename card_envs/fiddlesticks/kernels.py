@@ -180,7 +180,7 @@ def _new_games_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, ha
           g, order, stacked)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def new_games_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
                      cfg, deck, rows, decks, stacked, orders, lo, hi):
     for k in range(lo, hi):
@@ -403,7 +403,7 @@ def _step_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, u
     trunc[g] = row[g, TRUNCATED] != 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def step_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, cfg,
                 actions, rewards, term, trunc, lo, hi):
     for g in range(lo, hi):
@@ -460,7 +460,7 @@ def _legal_row(hcnt, up, down, pl, row, cfg, mask, g):
             mask[g, pick_base + _RANK[up[g, p, i]]] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def legal_serial(hcnt, up, down, pl, row, cfg, mask, lo, hi):
     for g in range(lo, hi):
         _legal_row(hcnt, up, down, pl, row, cfg, mask, g)
@@ -572,7 +572,7 @@ def _encode_swap_row(picked, dealt, pl, n, offs, tabs, g, me, out):
             p = 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def encode_serial(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out,
                   lo, hi):
     for w in range(lo, hi):
@@ -634,7 +634,7 @@ def _finish_game(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand
           g, orders[g], False)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def advance_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
                    cfg, deck, orders, offs, tabs, actions, rewards, term, trunc, done, final_obs, scores, ranks,
                    reward_rank, observed, seats, current, mask, obs, rows, lo, hi):

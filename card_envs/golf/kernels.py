@@ -199,7 +199,7 @@ def _new_games_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, 
     _new_game(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, order, stacked)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def new_games_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders, lo, hi):
     for k in range(lo, hi):
         _new_games_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders, k)
@@ -325,7 +325,7 @@ def _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, 
     trunc[g] = row[g, TRUNCATED] != 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def step_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, lo, hi):
     for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
@@ -370,7 +370,7 @@ def _legal_row(closed, up, row, cfg, mask, g):
             mask[g, DISCARD_DRAWN] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def legal_serial(closed, up, row, cfg, mask, lo, hi):
     for g in range(lo, hi):
         _legal_row(closed, up, row, cfg, mask, g)
@@ -447,7 +447,7 @@ def _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, off
     out[g, offs[O_ROUND]] = np.float32(row[g, ROUND] / round_limit)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def encode_serial(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, lo, hi):
     for w in range(lo, hi):
         _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, w)

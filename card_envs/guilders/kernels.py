@@ -211,7 +211,7 @@ def _new_games_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, mis
     row[g, L_PLACE_IDX] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def new_games_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, lo, hi):
     for w in range(lo, hi):
         _new_games_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, w)
@@ -339,7 +339,7 @@ def _step_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, mi
     trunc[g] = row[g, TRUNCATED] != 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def step_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, lo, hi):
     for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
@@ -368,7 +368,7 @@ def _legal_row(row, good_joker, mask, g):
         mask[g, JOKER_CALL] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def legal_serial(row, good_joker, mask, lo, hi):
     for g in range(lo, hi):
         _legal_row(row, good_joker, mask, g)
@@ -478,7 +478,7 @@ def _encode_row(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pi
             out[g, offs[O_PLACE] + idx] = place[i]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def encode_serial(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out, lo, hi):
     for w in range(lo, hi):
         _encode_row(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out, w)

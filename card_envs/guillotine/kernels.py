@@ -210,7 +210,7 @@ def _new_games_row(seat, row, rng, cfg, rows, decks, stacked, orders, k):
     _new_game(seat, row, rng, cfg, g, order, stacked)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def new_games_serial(seat, row, rng, cfg, rows, decks, stacked, orders, lo, hi):
     for k in range(lo, hi):
         _new_games_row(seat, row, rng, cfg, rows, decks, stacked, orders, k)
@@ -399,7 +399,7 @@ def _step_row(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orde
     trunc[g] = False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def step_serial(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, lo, hi):
     for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
@@ -448,7 +448,7 @@ def _legal_row(seat, row, cfg, mask, g):
         mask[g, PASS_STOP] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def legal_serial(seat, row, cfg, mask, lo, hi):
     for g in range(lo, hi):
         _legal_row(seat, row, cfg, mask, g)
@@ -534,7 +534,7 @@ def _encode_row(seat, row, cfg, tab, rows, seats, out, w):
             x[O_LAST_MINUS + k] = np.float32(-t / SCORE_SCALE)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def encode_serial(seat, row, cfg, tab, rows, seats, out, lo, hi):
     for w in range(lo, hi):
         _encode_row(seat, row, cfg, tab, rows, seats, out, w)
@@ -561,7 +561,7 @@ def _finish_game(seat, row, rng, cfg, tab, orders, final_obs, scores, ranks, obs
     _new_game(seat, row, rng, cfg, g, orders[g], False)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def advance_serial(seat, row, rng, cfg, strength, tab, orders, points, actions, rewards, term, trunc, done, final_obs,
                    scores, ranks, reward_rank, observed, seats, current, mask, obs, rows, lo, hi):
     """``VectorEnv.step`` in the games ``lo:hi`` (``Kernels.advance``): the action; if the game

@@ -203,7 +203,7 @@ def _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, c
     _deal(hand, counts, kcounts, stock, seat, row, rng, cfg, deck, g, order, stacked, dealer)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def new_games_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders, lo, hi):
     for k in range(lo, hi):
         _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders, k)
@@ -467,7 +467,7 @@ def _step_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, d
     trunc[g] = row[g, TRUNCATED] != 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def step_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders, lo, hi):
     for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
@@ -506,7 +506,7 @@ def _legal_row(counts, seat, row, cfg, mask, g):
                 mask[g, DRAW_TWO + k] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def legal_serial(counts, seat, row, cfg, mask, lo, hi):
     for g in range(lo, hi):
         _legal_row(counts, seat, row, cfg, mask, g)
@@ -606,7 +606,7 @@ def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats
         o[offs[O_DEAL]] = np.float32(rg[DEAL])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def encode_serial(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, lo, hi):
     for w in range(lo, hi):
         _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, w)

@@ -264,16 +264,56 @@ def test_the_leaderboard_shows_what_was_measured_and_says_what_was_not(tmp_path)
 
 
 # ------------------------------------------------------------------------------ exploitability
-def test_exploitability_trains_against_the_target_alone_and_measures_the_best_response(tmp_path):
+def test_a_best_response_starts_from_the_target_and_reports_its_gain(tmp_path):
     pytest.importorskip("sb3_contrib")
-    row = exploit.exploit("heuristic", "golf", minutes=None, timesteps=2000, deals=4, out=tmp_path, progress=False)
+    row = exploit.exploit("heuristic", "golf", minutes=None, timesteps=2000, deals=4, out=tmp_path, progress=False,
+                          warm_decisions=3000, start_deals=6)
     run = Path(row["best_response"]).parent
     cfg = json.loads((run / "config.json").read_text())
     assert cfg["opponents"] == ["heuristic"] and row["opponents_trained_against"] == ["heuristic"]
-    assert cfg["imitation"]["teacher"] is None and cfg["env_config"] == benchmark.TABLES["golf_v0"]
-    assert row["deals"] == 4 and row["games"] == 8 and row["from"] == "scratch"
+    assert cfg["env_config"] == benchmark.TABLES["golf_v0"]
+    # a heuristic target is imitated: the best response starts playing as it does
+    assert cfg["imitation"]["teacher"] == "heuristic" and row["from"] == "imitation of the target"
+    assert 0.5 < row["agreement"] <= 1.0
+    assert row["start"]["deals"] == 6 and row["start"]["reward_low"] <= row["start"]["mean_reward"]
+    assert row["gain"] == pytest.approx(row["mean_reward"] - row["start"]["mean_reward"])
+    assert row["deals"] == 4 and row["games"] == 8
     assert row["reward_low"] <= row["mean_reward"] <= row["reward_high"]
     assert row["target"] == "heuristic" and row["timesteps"] >= 2000
+
+
+def test_a_best_response_to_a_policy_starts_as_a_copy_of_it():
+    policy_file = ROOT / "agents" / "pretrained" / "golf_v0.zip"
+    cfg = exploit.training_config("golf_v0", "ppo", benchmark.TABLES["golf_v0"])
+    assert cfg["init_policy"] == str(policy_file) and cfg["imitation"]["teacher"] == "ppo"
+    assert cfg["ppo"]["policy_kwargs"] == {"net_arch": [128, 128], "activation_fn": "tanh"}
+    scratch = exploit.training_config("golf_v0", "ppo", benchmark.TABLES["golf_v0"], from_scratch=True)
+    assert "init_policy" not in scratch and scratch["imitation"]["teacher"] is None
+
+
+def test_a_policys_actor_copied_into_a_new_network_plays_as_the_policy():
+    pytest.importorskip("sb3_contrib")
+    import numpy as np
+    import torch
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import copy_actor, load_policy
+    from training.single_agent import SingleAgentEnv
+
+    policy, _ = load_policy(ROOT / "agents" / "pretrained" / "golf_v0.zip")
+    env = SingleAgentEnv("golf_v0", benchmark.TABLES["golf_v0"])
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, device="cpu", seed=1,
+                        policy_kwargs={"net_arch": [128, 128], "activation_fn": nn.Tanh})
+    copy_actor(policy, model.policy)
+    x = np.random.default_rng(0).random((50, policy.obs_size)).astype(np.float32)
+    masks = np.ones((50, policy.num_actions), dtype=bool)
+    with torch.no_grad():
+        theirs = model.policy.get_distribution(torch.as_tensor(x), action_masks=masks).distribution.logits.numpy()
+    assert np.array_equal(theirs.argmax(axis=1), policy.choose_batch(x, masks))
+    small = MaskablePPO("MlpPolicy", env, n_steps=64, device="cpu", policy_kwargs={"net_arch": [32, 32]})
+    with pytest.raises(ValueError, match="hidden layers"):
+        copy_actor(policy, small.policy)
 
 
 def test_exploitability_refuses_a_target_that_cannot_play_the_table(tmp_path):

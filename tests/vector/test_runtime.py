@@ -82,3 +82,41 @@ def test_a_fresh_install_says_it_is_compiling_and_a_second_run_does_not(tmp_path
     assert first.returncode == second.returncode == 0, first.stderr[-2000:]
     assert "compiling the batched engine's kernels for hot_v0" in first.stderr
     assert "compiling" not in second.stderr
+
+
+def test_the_engine_leaves_the_cores_other_processes_keep_busy(monkeypatch):
+    import numba
+
+    from card_envs import vector
+
+    monkeypatch.setattr(runtime, "FOLLOW_LOAD", True)
+    monkeypatch.setattr(runtime, "_CORES", 2)
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    try:
+        if numba.get_num_threads() < 2:
+            pytest.skip("numba sees a single core")
+        for others, threads in ((0.0, 2), (0.4, 2), (0.6, 1), (1.5, 1), (2.0, 1)):
+            monkeypatch.setattr(runtime.LOAD, "cores", lambda others=others: others)
+            assert runtime.engine_threads() == threads
+            assert vector.threaded(1024) is (threads > 1)
+        assert not vector.threaded(vector.PARALLEL_MIN_ROWS - 1)  # a small batch: the plain loop anyway
+        monkeypatch.setattr(runtime, "FOLLOW_LOAD", False)  # CARD_ENVS_FOLLOW_LOAD=0: numba's count, whatever the load
+        assert runtime.engine_threads() == 2
+    finally:
+        numba.set_num_threads(before)
+
+
+def test_the_load_is_what_the_other_processes_use(monkeypatch):
+    clock = {"busy": 100.0, "own": 10.0, "wall": 1000.0}
+    monkeypatch.setattr(runtime, "machine_busy_seconds", lambda: clock["busy"])
+    monkeypatch.setattr(runtime.time, "process_time", lambda: clock["own"])
+    monkeypatch.setattr(runtime.time, "monotonic", lambda: clock["wall"])
+    load = runtime.OthersLoad()
+    assert load.cores() == 0.0  # the first reading only marks the time
+    clock.update(busy=101.5, own=10.5, wall=1001.0)  # the machine used 1.5 cores, this process 0.5
+    assert load.cores() == pytest.approx(1.0)
+    clock.update(busy=101.6, own=10.6, wall=1001.1)  # within the period: the last measurement
+    assert load.cores() == pytest.approx(1.0)
+    clock.update(busy=101.7, own=10.7, wall=1002.0)  # this process alone
+    assert load.cores() == pytest.approx(0.0, abs=1e-9)
