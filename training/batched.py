@@ -233,12 +233,17 @@ class BatchedLearnerView:
         self._snapshots.append(len(self._players) - 1)
         del self._snapshots[: -self.pool_size]
 
-    def add_teacher(self, spec: Any) -> int:
+    def add_teacher(self, spec: Any, shared: bool = False) -> int:
         """An agent (a spec or object, as in the pool) that is never drawn as an opponent, whose
         moves in the learner's seat :meth:`teacher_actions` computes (training/imitation.py).
-        It is told the table per seat (``start_game``) once, here; no per-game hooks. Returns
-        its id."""
-        return self._add_player(spec)
+        It is told the table per seat (``start_game``) once, here; no per-game hooks. ``shared``:
+        its moves may be split with the helper processes even where its spec is not one of
+        :data:`SHAREABLE` (each helper builds its own copy, with a generator of its own: labels
+        for a student, which need not be reproducible move for move). Returns its id."""
+        pid = self._add_player(spec)
+        if shared and isinstance(spec, str) and self._players[pid].kind == "agent":
+            self._players[pid].spec = spec
+        return pid
 
     def teacher_actions(self, pid: int) -> np.ndarray:
         """(N,) the moves the teacher ``pid`` (:meth:`add_teacher`) makes in every game's learner

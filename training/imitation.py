@@ -40,7 +40,7 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
     float32, ``masks`` (M, A) bool, ``actions`` (M,) int64, ``returns`` (M,) float32 (the
     discounted sum of the learner's own rewards from that decision on), ``starts`` (M,) bool
     (the game's first decision; a game's decisions are consecutive), ``seats`` (M,) int64 (the
-    learner's seat)."""
+    learner's seat). The bookkeeping is in whole arrays, a step of every game at a time."""
     from training.batched import SELF, BatchedLearnerView
     from training.config import train_env_config
 
@@ -52,56 +52,63 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
                               opponent_weights=[w for _, w in pairs], seed=seed,
                               agent_workers=max(0, int(cfg.get("workers") or 1) - 1))
     teacher = view.add_teacher(spec)
-    gamma = float(cfg["ppo"]["gamma"])
     n = view.num_envs
-    obs_rows: list[list[np.ndarray]] = [[] for _ in range(n)]
-    mask_rows: list[list[np.ndarray]] = [[] for _ in range(n)]
-    act_rows: list[list[int]] = [[] for _ in range(n)]
-    seat_rows: list[list[int]] = [[] for _ in range(n)]
-    rew_rows: list[list[float]] = [[] for _ in range(n)]
-    done_obs, done_masks, done_acts, done_returns, done_starts, done_seats = [], [], [], [], [], []
+    game = np.arange(n)  # each row's game, numbered in the order games began
+    recording = np.ones(n, dtype=bool)  # the row's game is recorded (every game that began while more were needed)
+    length = np.zeros(n, dtype=np.int64)  # decisions recorded of each row's game
+    games, obs_parts, mask_parts, act_parts, seat_parts, reward_parts = [], [], [], [], [], []
     recorded = 0
     bar = _bar(progress, decisions, f"{cfg['env_name']} imitation: {spec}'s games")
     try:
         obs = view.reset(seed=seed)
-        started = [True] * n  # every row's current game is recorded from its first decision
-        while recorded < decisions or any(started[g] and act_rows[g] for g in range(n)):
+        while recording.any():
             masks = view.action_masks()
             actions = view.teacher_actions(teacher)
-            for g in range(n):
-                if started[g]:
-                    obs_rows[g].append(obs[g].copy())
-                    mask_rows[g].append(masks[g].copy())
-                    act_rows[g].append(int(actions[g]))
-                    seat_rows[g].append(int(view._seat[g]))
+            rows = np.flatnonzero(recording)
+            games.append(game[rows])
+            obs_parts.append(obs[rows].copy())
+            mask_parts.append(np.asarray(masks[rows], dtype=bool))
+            act_parts.append(np.asarray(actions[rows], dtype=np.int64))
+            seat_parts.append(np.asarray(view._seat[rows], dtype=np.int64))
             obs, rewards, dones, _ = view.step(actions)
-            for g in range(n):
-                if started[g]:
-                    rew_rows[g].append(float(rewards[g]))
-                if dones[g]:
-                    if started[g]:
-                        ret, rets = 0.0, []
-                        for r in reversed(rew_rows[g]):
-                            ret = r + gamma * ret
-                            rets.append(ret)
-                        done_obs += obs_rows[g]
-                        done_masks += mask_rows[g]
-                        done_acts += act_rows[g]
-                        done_seats += seat_rows[g]
-                        done_returns += rets[::-1]
-                        done_starts += [True] + [False] * (len(rets) - 1)
-                        recorded += len(act_rows[g])
-                        if bar is not None:
-                            bar.update(min(len(act_rows[g]), max(0, decisions - bar.n)))
-                    obs_rows[g], mask_rows[g], act_rows[g], seat_rows[g], rew_rows[g] = [], [], [], [], []
-                    started[g] = recorded < decisions  # the next game is recorded only if more are needed
+            reward_parts.append(np.asarray(rewards[rows], dtype=np.float32))
+            length[rows] += 1
+            ended = np.flatnonzero(dones)
+            if len(ended):
+                done = ended[recording[ended]]
+                finished = int(length[done].sum())
+                recorded += finished
+                if bar is not None:
+                    bar.update(min(finished, max(0, decisions - bar.n)))
+                length[ended] = 0
+                game[ended] = game.max() + 1 + np.arange(len(ended))
+                recording[ended] = recorded < decisions  # a new game is recorded only if more are needed
     finally:
         view.close()
         if bar is not None:
             bar.close()
-    return {"obs": np.asarray(done_obs, dtype=np.float32), "masks": np.asarray(done_masks, dtype=bool),
-            "actions": np.asarray(done_acts, dtype=np.int64), "returns": np.asarray(done_returns, dtype=np.float32),
-            "starts": np.asarray(done_starts, dtype=bool), "seats": np.asarray(done_seats, dtype=np.int64)}
+    order = np.argsort(np.concatenate(games), kind="stable")  # each game's decisions together, in order
+    ids = np.concatenate(games)[order]
+    rewards = np.concatenate(reward_parts)[order]
+    starts = np.ones(len(ids), dtype=bool)
+    starts[1:] = ids[1:] != ids[:-1]
+    returns = _discounted_returns(rewards, starts, float(cfg["ppo"]["gamma"]))
+    return {"obs": np.concatenate(obs_parts)[order], "masks": np.concatenate(mask_parts)[order],
+            "actions": np.concatenate(act_parts)[order], "returns": returns, "starts": starts,
+            "seats": np.concatenate(seat_parts)[order]}
+
+
+def _discounted_returns(rewards: np.ndarray, starts: np.ndarray, gamma: float) -> np.ndarray:
+    """Each decision's discounted sum of its game's rewards from it on (games laid end to end,
+    ``starts`` marking each game's first decision)."""
+    out = np.empty(len(rewards), dtype=np.float32)
+    ret = 0.0
+    for i in range(len(rewards) - 1, -1, -1):
+        ret = float(rewards[i]) + gamma * ret
+        out[i] = ret
+        if starts[i]:
+            ret = 0.0
+    return out
 
 
 def fit(policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int, learning_rate: float,

@@ -1,0 +1,289 @@
+"""Expert iteration: a policy distilled from a search teacher, then sharpened by PPO, in rounds.
+
+    python -m training.distill guilders --iterations 3 --labels 6000 --ppo-minutes 8
+    python -m training.distill guillotine --teacher "pimc:worlds=32" --start ppo
+    python -m training.distill guilders --resume runs/guilders_v0/distill-20261206-101500
+
+Each iteration, on the game's benchmark table (``BENCHMARK_CONFIG``):
+
+1. **Visit.** The current policy plays (sampling from its masked softmax) in the learner's seat of
+   ``--games`` games at a time against the league (the heuristic, random play and the policy's
+   own past iterations), on the batched engine (:class:`training.batched.BatchedLearnerView`).
+2. **Label.** At each of the policy's decisions the teacher (``--teacher``, a search agent spec:
+   ``pimc`` by default, the game's default setting) chooses from the same observation, the moves
+   computed in helper processes (``--workers``): ``--labels`` labelled decisions. The labels are
+   the teacher's choices in the states the *student* reaches (as DAgger gathers them), not only in
+   the teacher's own games.
+3. **Distill.** The policy is fitted to the teacher's choices (cross-entropy) and its value head
+   to the returns that followed, as the imitation warm start fits (``training/imitation.py``),
+   over every label gathered so far.
+4. **Sharpen.** PPO trains on from the distilled policy (``init_policy``, its value head fitted to
+   its own games first) against the league for ``--ppo-minutes``, with the training harness.
+5. **Measure.** The new policy against the heuristic and the teacher over ``--deals`` duplicate
+   deals; one row of ``iterations.csv`` (the curve): the labels, the agreement with the teacher
+   before and after the fit, the rewards, the labelling throughput and the time each part took.
+
+The run folder holds each iteration's policy (``iteration_<k>.zip``), the labels
+(``labels.npz``), ``iterations.csv`` and ``state.json``; ``--resume RUN`` continues after the last
+finished iteration. The final policy is ``final.zip``, an agent as ``ppo:RUN`` (and shippable with
+``python -m agents.ppo publish``).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+LEAGUE = ["heuristic", "random", "self"]
+LEAGUE_WEIGHTS = [4, 1, 2]
+FIELDS = ["iteration", "labels", "labels_total", "label_seconds", "labels_per_second", "agreement_before",
+          "agreement_after", "fit_seconds", "ppo_minutes", "ppo_timesteps", "vs_heuristic", "vs_heuristic_low",
+          "vs_heuristic_high", "vs_teacher", "vs_teacher_low", "vs_teacher_high", "seconds"]
+
+
+def visit_and_label(env_name: str, table: dict, policy: Any, teacher: str, labels: int, games: int,
+                    opponents: list[Any], weights: list[float], seed: int, workers: int,
+                    progress: bool = True) -> dict[str, np.ndarray]:
+    """``labels`` decisions of ``policy`` (sampled) in the learner's seat, each labelled by the
+    teacher's choice: ``obs``, ``masks``, ``actions`` (the teacher's), ``played`` (the policy's),
+    ``returns`` (the policy's discounted return from there, gamma 0.99) and ``starts``."""
+    from training.batched import BatchedLearnerView
+    from training.imitation import _bar, _discounted_returns
+
+    view = BatchedLearnerView(env_name, table, games, opponents, opponent_weights=weights, seed=seed,
+                              agent_workers=max(0, workers - 1))
+    tid = view.add_teacher(teacher, shared=True)
+    rng = np.random.default_rng(seed)
+    n = view.num_envs
+    game = np.arange(n)
+    parts: dict[str, list] = {k: [] for k in ("game", "obs", "masks", "actions", "played", "rewards")}
+    recording = np.ones(n, dtype=bool)
+    gathered = 0
+    bar = _bar(progress, labels, f"{env_name}: {teacher}'s labels")
+    try:
+        obs = view.reset(seed=seed)
+        while recording.any():
+            masks = view.action_masks()
+            rows = np.flatnonzero(recording)
+            taught = view.teacher_actions(tid)
+            played = policy.choose_batch(obs, masks, False, rng).astype(np.int64)
+            parts["game"].append(game[rows])
+            parts["obs"].append(obs[rows].copy())
+            parts["masks"].append(masks[rows].copy())
+            parts["actions"].append(taught[rows])
+            parts["played"].append(played[rows])
+            obs, rewards, dones, _ = view.step(played)
+            parts["rewards"].append(np.asarray(rewards[rows], dtype=np.float32))
+            gathered += len(rows)
+            if bar is not None:
+                bar.update(min(len(rows), max(0, labels - bar.n)))
+            ended = np.flatnonzero(dones)
+            if len(ended):
+                game[ended] = game.max() + 1 + np.arange(len(ended))
+                recording[ended] = gathered < labels
+    finally:
+        view.close()
+        if bar is not None:
+            bar.close()
+    order = np.argsort(np.concatenate(parts["game"]), kind="stable")
+    ids = np.concatenate(parts["game"])[order]
+    starts = np.ones(len(ids), dtype=bool)
+    starts[1:] = ids[1:] != ids[:-1]
+    rewards = np.concatenate(parts["rewards"])[order]
+    return {"obs": np.concatenate(parts["obs"])[order], "masks": np.concatenate(parts["masks"])[order],
+            "actions": np.concatenate(parts["actions"])[order], "played": np.concatenate(parts["played"])[order],
+            "returns": _discounted_returns(rewards, starts, 0.99), "starts": starts}
+
+
+def _merge(old: dict | None, new: dict) -> dict:
+    if old is None:
+        return new
+    return {k: np.concatenate([old[k], new[k]]) for k in new}
+
+
+def distill(game: str, teacher: str = "pimc", iterations: int = 3, labels: int = 6000, ppo_minutes: float = 8.0,
+            start: str = "heuristic", games: int = 64, deals: int = 300, out: str | Path = "runs",
+            name: str | None = None, resume: str | Path | None = None, seed: int = 0, workers: int | None = None,
+            progress: bool = True) -> Path:
+    """Expert iteration (see the module docstring); returns the run folder."""
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+
+    import card_envs
+    from agents.ppo import MaskedPolicy, PPOAgent, copy_actor, load_policy, write_policy_file
+    from card_envs.cli import game_name
+    from training.benchmark import TABLES
+    from training.evaluate import evaluate_against
+    from training.exploit import check_target
+    from training.imitation import fit
+    from training.sb3_backend import train
+    from training.single_agent import SingleAgentEnv
+
+    workers = min(2, os.cpu_count() or 1) if workers is None else int(workers)
+    if resume is not None:
+        run = Path(resume)
+        state = json.loads((run / "state.json").read_text())
+        env_name, teacher, table = state["env_name"], state["teacher"], state["table"]
+        iterations, labels, ppo_minutes, games, deals, seed = (state[k] for k in (
+            "iterations", "labels", "ppo_minutes", "games", "deals", "seed"))
+    else:
+        env_name = game_name(game)
+        table = dict(TABLES[env_name])
+        for value, what in ((iterations, "iterations"), (labels, "labels"), (games, "games"), (deals, "deals")):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{what} must be a whole number >= 1, got {value!r}")
+        if not ppo_minutes >= 0:
+            raise ValueError(f"ppo_minutes must be >= 0, got {ppo_minutes!r}")
+        check_target(teacher, env_name, table)  # the teacher must play the table, before any work
+        run = Path(out) / env_name / (name or f"distill-{time.strftime('%Y%m%d-%H%M%S')}")
+        run.mkdir(parents=True, exist_ok=False)
+        state = {"env_name": env_name, "teacher": teacher, "table": table, "iterations": iterations,
+                 "labels": labels, "ppo_minutes": ppo_minutes, "games": games, "deals": deals, "seed": seed,
+                 "start": start, "done": 0, "policy": None,
+                 "command": "python -m training.distill " + " ".join(sys.argv[1:])}
+        state["policy"] = str(_starting_policy(env_name, table, start, run, seed, progress))
+        (run / "state.json").write_text(json.dumps(state, indent=1) + "\n")
+    data = dict(np.load(run / "labels.npz")) if (run / "labels.npz").exists() else None
+    seats = len(card_envs.ENVIRONMENTS[env_name].raw_env(**table).possible_agents)
+    policy, meta = load_policy(state["policy"])
+    for k in range(state["done"] + 1, iterations + 1):
+        began = time.monotonic()
+        league = [LEAGUE[0], LEAGUE[1]] + [PPOAgent.from_policy(load_policy(p)[0], {"env_name": env_name,
+                                                                                    "env_config": table},
+                                                               name=f"iteration_{i}")
+                                           for i, p in enumerate(state.get("past", []))][-3:]
+        weights = LEAGUE_WEIGHTS[:2] + [LEAGUE_WEIGHTS[2]] * (len(league) - 2)
+        new = visit_and_label(env_name, table, policy, teacher, labels, games, league, weights,
+                              seed=seed + 1000 * k, workers=workers, progress=progress)
+        label_s = time.monotonic() - began
+        data = _merge(data, new)
+        np.savez_compressed(run / "labels.npz", **data)
+        # distil: the current actor in a fresh network, fitted to every label gathered so far
+        env = SingleAgentEnv(env_name, table)
+        sizes = [w.shape[1] for w, _ in policy.layers]
+        model = MaskablePPO("MlpPolicy", env, n_steps=64, device="cpu", seed=seed + k,
+                            policy_kwargs={"net_arch": sizes, "activation_fn": getattr(nn, policy.activation)})
+        copy_actor(policy, model.policy)
+        agreement_before = float((policy.choose_batch(new["obs"], new["masks"]) == new["actions"]).mean())
+        fitted = time.monotonic()
+        history = fit(model.policy, data, epochs=4, batch_size=512, learning_rate=5e-4, vf_coef=0.5,
+                      seed=seed + k, progress=progress)
+        fit_s = time.monotonic() - fitted
+        distilled = write_policy_file(run / f"distilled_{k}.zip", MaskedPolicy.from_sb3(model.policy),
+                                      {"env_name": env_name, "env_config": table,
+                                       "note": f"iteration {k}: {teacher}'s labels distilled"})
+        # sharpen: PPO from the distilled policy against the league
+        steps = 0
+        current = distilled
+        if ppo_minutes > 0:
+            ppo_run = train(env_name, minutes=ppo_minutes, config={
+                "env_config": table, "init_policy": str(distilled),
+                "imitation": {"teacher": f"ppo:{distilled}", "decisions": 20000, "epochs": 2},
+                "opponents": ["heuristic", "random", "self"], "opponent_weights": LEAGUE_WEIGHTS,
+                "ppo": {"policy_kwargs": {"net_arch": sizes, "activation_fn": policy.activation.lower()}},
+                "eval": {"every": 10**12, "games": 1, "final_games": 0}},
+                out=run / "ppo", name=f"iteration_{k}", seed=seed + k, progress=progress, final_eval=False,
+                verbose=progress)
+            current = Path(ppo_run) / "final.zip"
+            steps = json.loads((Path(ppo_run) / "final_eval.json").read_text())["num_timesteps"]
+        policy, meta = load_policy(current)
+        kept = write_policy_file(run / f"iteration_{k}.zip", policy, {
+            "env_name": env_name, "env_config": table,
+            "note": f"expert iteration {k} of {teacher} ({state['command']})"})
+        agent = f"ppo:{kept}"
+        vs_h = evaluate_against(env_name, table, agent, "heuristic", deals * seats, seed=91_000 + k, workers=workers)
+        vs_t = evaluate_against(env_name, table, agent, teacher, deals * seats, seed=92_000 + k, workers=workers)
+        row = {"iteration": k, "labels": len(new["actions"]), "labels_total": len(data["actions"]),
+               "label_seconds": round(label_s, 1), "labels_per_second": round(len(new["actions"]) / label_s, 2),
+               "agreement_before": round(agreement_before, 4), "agreement_after": round(history[-1]["agreement"], 4),
+               "fit_seconds": round(fit_s, 1), "ppo_minutes": ppo_minutes, "ppo_timesteps": int(steps),
+               "vs_heuristic": vs_h["mean_reward"], "vs_heuristic_low": vs_h["reward_low"],
+               "vs_heuristic_high": vs_h["reward_high"], "vs_teacher": vs_t["mean_reward"],
+               "vs_teacher_low": vs_t["reward_low"], "vs_teacher_high": vs_t["reward_high"],
+               "seconds": round(time.monotonic() - began, 1)}
+        _append(run / "iterations.csv", row)
+        if progress:
+            print(f"{env_name} iteration {k}: {row['labels']} labels at {row['labels_per_second']}/s, agreement "
+                  f"{row['agreement_before']:.1%} -> {row['agreement_after']:.1%}, {steps:,} PPO steps; against the "
+                  f"heuristic {row['vs_heuristic']:+.3f}, against {teacher} {row['vs_teacher']:+.3f}", flush=True)
+        state["past"] = state.get("past", []) + [str(kept)]
+        state.update(done=k, policy=str(kept))
+        (run / "state.json").write_text(json.dumps(state, indent=1) + "\n")
+    write_policy_file(run / "final.zip", policy, {**meta, "env_name": env_name, "env_config": table,
+                                                  "note": f"expert iteration of {teacher}, {iterations} iterations"})
+    return run
+
+
+def _starting_policy(env_name: str, table: dict, start: str, run: Path, seed: int, progress: bool) -> Path:
+    """The first student: ``ppo`` (the shipped policy, copied), ``ppo:PATH``, or ``heuristic``
+    (a short imitation of the heuristic: a policy that plays about as it does)."""
+    from agents.ppo import PRETRAINED_DIR, load_policy, resolve_policy_file, write_policy_file
+
+    if start == "ppo":
+        source = PRETRAINED_DIR / f"{env_name}.zip"
+    elif start.startswith("ppo:"):
+        source = resolve_policy_file(start[4:])
+    elif start == "heuristic":
+        from training.sb3_backend import train
+
+        imitated = train(env_name, timesteps=1, config={
+            "env_config": table, "imitation": {"teacher": "heuristic", "decisions": 100000, "epochs": 4},
+            "eval": {"every": 10**12, "games": 1, "final_games": 0}},
+            out=run / "ppo", name="start", seed=seed, progress=progress, final_eval=False, verbose=progress)
+        source = Path(imitated) / "final.zip"
+    else:
+        raise ValueError(f"start must be heuristic, ppo or ppo:PATH, got {start!r}")
+    policy, meta = load_policy(source)
+    return write_policy_file(run / "iteration_0.zip", policy, {"env_name": env_name, "env_config": table,
+                                                                 "note": f"the starting student ({start})"})
+
+
+def _append(path: Path, row: dict) -> None:
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        if new:
+            w.writeheader()
+        w.writerow(row)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from card_envs import cli
+
+    ap = cli.Parser(prog="python -m training.distill", description=__doc__.split("\n\n")[0])
+    ap.add_argument("game", nargs="?", help="the game (golf, golf_v0, ...), played at its benchmark table")
+    ap.add_argument("--teacher", default="pimc", help="the search teacher's agent spec (default pimc)")
+    ap.add_argument("--iterations", type=int, default=3)
+    ap.add_argument("--labels", type=int, default=6000, help="labelled decisions per iteration")
+    ap.add_argument("--ppo-minutes", type=float, default=8.0, help="PPO's minutes per iteration (0: none)")
+    ap.add_argument("--start", default="heuristic", help="the first student: heuristic (imitated), ppo or ppo:PATH")
+    ap.add_argument("--games", type=int, default=64, help="games played at a time while labelling")
+    ap.add_argument("--deals", type=int, default=300, help="duplicate deals of each iteration's measurement")
+    ap.add_argument("--workers", type=int, help="processes computing the teacher's moves (default: 2)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="runs")
+    ap.add_argument("--name")
+    ap.add_argument("--resume", metavar="RUN", help="continue a run folder after its last finished iteration")
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args(argv)
+    if args.resume is None and args.game is None:
+        return cli.report(cli.UserError("which game? give GAME, or --resume RUN"))
+    try:
+        run = distill(args.game, args.teacher, args.iterations, args.labels, args.ppo_minutes, args.start,
+                      args.games, args.deals, args.out, args.name, args.resume, args.seed, args.workers,
+                      not args.no_progress)
+    except cli.USER_ERRORS as e:
+        return cli.report(e)
+    print(f"distilled policy: {run / 'final.zip'} (curve: {run / 'iterations.csv'})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
