@@ -267,12 +267,14 @@ def test_gymnasium_save_video_records_the_frames(tmp_path):
 
 
 # --------------------------------------------------------------------------- docs
-def test_the_docs_pictures_script_writes_one_png_per_game(tmp_path, capsys):
+def test_the_docs_pictures_script_writes_a_png_and_a_gif_per_game(tmp_path, capsys):
     pictures.main(["--out", str(tmp_path), "guilders_v0", "golf_v0"])
     written = sorted(p.name for p in tmp_path.iterdir())
-    assert written == ["golf.png", "guilders.png"]
+    assert written == ["golf.gif", "golf.png", "guilders.gif", "guilders.png"]
     with Image.open(tmp_path / "golf.png") as im:
         assert im.mode == "RGB" and im.size[0] > 300
+    with Image.open(tmp_path / "golf.gif") as im:
+        assert im.n_frames > 1
     with pytest.raises(SystemExit):
         pictures.main(["--out", str(tmp_path), "poker_v0"])
 
