@@ -86,7 +86,7 @@ def _exploited(row: dict | None) -> str:
 def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> str:
     """The leaderboard: per game, each agent's protocol score with its 95% interval and its
     milliseconds per decision, and the approximate exploitability of :data:`EXPLOITED`."""
-    from training.benchmark import GAMES, GAUNTLET, TABLES, VERSION
+    from training.benchmark import GAMES, GAUNTLET, TABLES, VERSION, gauntlet_lacks, measurable
 
     recorded = cards(folder)
     shown = measured(folder)
@@ -110,14 +110,16 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
     machines = sorted({c.get("machine", "?") for c in used})
     shorter = sorted({f"`{c['agent']}` {c['games_per_member']}" for c in used if not c.get("conforms")})
     partial = sorted(a for a, c in recorded.items()
-                     if c.get("conforms") and not set(TABLES) <= set(c.get("games", {})))
+                     if c.get("conforms") and not set(measurable()) <= set(c.get("games", {})))
+    waiting = [f"`{g}` (the gauntlet lacks {' and '.join(gauntlet_lacks(g))})" for g in TABLES if gauntlet_lacks(g)]
     lines += ["", f"Measured on {', '.join(machines) or 'no machine yet'}; score cards in `benchmarks/scorecards/`, "
               "exploitability in `benchmarks/exploitability.json`."
               + (f" †: not at the protocol's size, a shorter run's score (games per gauntlet member: "
                  f"{', '.join(shorter)}; the protocol plays {GAMES})."
                  if shorter else "")
               + (f" Protocol runs still going on, not every game measured yet: {', '.join(partial)}." if partial
-                 else "")]
+                 else "")
+              + (f" Not measured until the gauntlet can play it: {'; '.join(waiting)}." if waiting else "")]
     # how each measurement was taken, where its file says (a shared machine, a smaller budget)
     notes = [f"`{a}`'s card: {c['note']}" for a, c in sorted(recorded.items()) if c.get("note")]
     notes += sorted({f"exploitability: {r['note']}" for r in by.values() if r.get("note")})

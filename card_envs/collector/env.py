@@ -172,3 +172,11 @@ raw_env.__doc__ = __doc__
 #: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page;
 #: the aim there: 15,000 env steps/s through env())
 BENCHMARK_CONFIG = {"num_players": 3}
+
+#: the README's games table: how many players, and the game in one line
+PLAYERS = "2–4"
+SUMMARY = "set collecting with simultaneous hidden commitments (also `parallel_env()`)"
+
+#: the table of the benchmark protocol and of the shipped policy (``training/benchmark.py``), where it is
+#: not BENCHMARK_CONFIG
+PROTOCOL_CONFIG = {"num_players": 2, "max_rounds": 100}

@@ -155,3 +155,10 @@ raw_env.__doc__ = __doc__
 #: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
 BENCHMARK_CONFIG = {"num_players": 4}
 
+#: the README's games table: how many players, and the game in one line
+PLAYERS = "2–11 (more with `num_decks`)"
+SUMMARY = "a Shithead/Palace relative: hidden face-up swap, wild 2s and 10s, the 9 that turns the comparison, blind face-down plays"
+
+#: the table of the benchmark protocol and of the shipped policy (``training/benchmark.py``), where it is
+#: not BENCHMARK_CONFIG
+PROTOCOL_CONFIG = {"num_players": 2}

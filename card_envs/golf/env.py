@@ -150,3 +150,7 @@ raw_env.__doc__ = __doc__
 
 #: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
 BENCHMARK_CONFIG = {"num_players": 2, "num_rounds": 1}
+
+#: the README's games table: how many players, and the game in one line
+PLAYERS = "2–12 (more with `num_decks`)"
+SUMMARY = "six-card Golf, to a target score or a fixed number of rounds"

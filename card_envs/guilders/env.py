@@ -175,3 +175,11 @@ raw_env.__doc__ = __doc__
 
 #: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
 BENCHMARK_CONFIG = {"num_players": 4}
+
+#: the README's games table: how many players, and the game in one line
+PLAYERS = "1–52+"
+SUMMARY = "calls on a fan of cards, several decks, three joker variants, solitaire"
+
+#: the table of the benchmark protocol and of the shipped policy (``training/benchmark.py``), where it is
+#: not BENCHMARK_CONFIG
+PROTOCOL_CONFIG = {"num_players": 2}

@@ -202,3 +202,6 @@ raw_env.__doc__ = __doc__
 #: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page)
 BENCHMARK_CONFIG = {"mode": "single"}
 
+#: the README's games table: how many players, and the game in one line
+PLAYERS = "4"
+SUMMARY = '32 cards, five no-trump trick contracts and Domino over 24 deals; `mode="single"` plays one deal'

@@ -171,3 +171,11 @@ raw_env.__doc__ = __doc__
 #: the table the throughput benchmarks play (``benchmarks/bench_envs.py``, the documentation's Speed page;
 #: the same as Collector's, whose engine Hot runs)
 BENCHMARK_CONFIG = {"num_players": 3}
+
+#: the README's games table: how many players, and the game in one line
+PLAYERS = "2–3"
+SUMMARY = "Collector's variation scored from the opponents' missing ranks, deals to 11 points (also `parallel_env()`)"
+
+#: the table of the benchmark protocol and of the shipped policy (``training/benchmark.py``), where it is
+#: not BENCHMARK_CONFIG
+PROTOCOL_CONFIG = {"num_players": 2, "single_deal": True}

@@ -4,7 +4,11 @@ Run at the start of every Sphinx build (``builder-inited``), and importable by t
 
 * ``environments/<game>.md``: the environment's docstring (``help(card_envs.<game>_v0)``) cut
   into its sections, the picture of the table, the complete rules (``rules/<game>.md``) and
-  the notes on the batched engine and sampled worlds, every page with :data:`SECTIONS` in order;
+  the notes on the batched engine and sampled worlds, every page with :data:`SECTIONS` in order,
+  for every registered game (:data:`GAMES`, read from ``card_envs.REGISTERED``); the picture is
+  ``pictures/<game>.png`` where one is committed, else drawn at the build
+  (``environments/<game>.png``);
+* ``environments/index.md`` and ``rules/index.md``: the environments and their rules pages;
 * ``results/policies.md``: a model card per shipped policy, from ``agents/pretrained/<game>.json``;
 * ``results/baselines.md``: the heuristic against random, from ``benchmarks/baselines_results.json``;
 * ``results/search.md``: the search agents' strength and cost, from ``benchmarks/search_results.json``;
@@ -16,6 +20,12 @@ Run at the start of every Sphinx build (``builder-inited``), and importable by t
 * ``notebooks/*.ipynb``: the notebooks of ``notebooks/``, rendered with their saved outputs.
 
 Nothing here is typed by hand into a page: change the code or re-run the measurement.
+
+The tables of committed pages that list every registered game are generated here too, between
+their marker lines: the README's games table (:func:`games_table`, one row a game from its env
+module's ``PLAYERS`` and ``SUMMARY``) and the search guide's table of defaults
+(``agents.search_defaults.markdown``). ``python docs/_ext/generate.py --tables`` rewrites both;
+tests hold them current.
 """
 
 from __future__ import annotations
@@ -23,10 +33,15 @@ from __future__ import annotations
 import ast
 import json
 import re
+import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent.parent
 ROOT = DOCS.parent
+if str(ROOT) not in sys.path:  # the repository's card_envs, agents and training, also run as a script
+    sys.path.insert(0, str(ROOT))
+
+import card_envs  # noqa: E402
 
 #: the sections every environment page has, in this order (a game may add its own between them)
 SECTIONS = (
@@ -42,7 +57,8 @@ SECTIONS = (
     "Version history",
 )
 
-GAMES = ("golf", "fiddlesticks", "guillotine", "collector", "hot", "guilders")
+#: every registered game, in the registry's order
+GAMES = tuple(card_envs.REGISTERED)
 
 
 def _sections(doc: str) -> tuple[str, list[tuple[str, str]]]:
@@ -66,7 +82,8 @@ def _rules_text(game: str) -> str:
     """The game's rules page without its title, its headings one level down."""
     path = DOCS / "rules" / f"{game}.md"
     if not path.exists():
-        return f"The rules of this game are in `card_envs/{game}/rules.py`."
+        raise ValueError(f"{game} has no rules page: write docs/rules/{game}.md (the game's complete rules in the "
+                         "project's own words; python -m card_envs.scaffold writes one with a new game)")
     lines = path.read_text().splitlines()
     if lines and lines[0].startswith("# "):
         lines = lines[1:]
@@ -76,8 +93,6 @@ def _rules_text(game: str) -> str:
 
 
 def _engine_and_worlds(game: str) -> str:
-    import card_envs
-
     module = card_envs.ENVIRONMENTS[f"{game}_v0"]
     worlds = __import__(f"card_envs.{game}.worlds", fromlist=["sample_world"])
     doc = (worlds.__doc__ or "").strip()
@@ -95,7 +110,6 @@ worlds ([search agents](../guides/search.md)). {first}"""
 
 def environment_page(game: str) -> str:
     """The Markdown page of one environment (see the module docstring)."""
-    import card_envs
     import card_envs.contract
 
     module = card_envs.ENVIRONMENTS[f"{game}_v0"]
@@ -120,7 +134,7 @@ def environment_page(game: str) -> str:
             "\n\n### The rules engine's state\n\nThe fields of the rules state (what `sample_world` returns and "
             "search agents simulate), how each copies, and where the batched engine keeps it "
             "(declared once in `card_envs." + game + ".rules.STATE`):\n\n" + declared.table())
-    out = [title, "", f"![{game}: a table in play](../pictures/{game}.png)", "", intro, ""]
+    out = [title, "", f"![{game}: a table in play]({picture(game)})", "", intro, ""]
     order = list(SECTIONS)
     extra = [t for t, _ in sections if t not in SECTIONS]
     # a game's own sections go where its docstring puts them: after the standard one before them
@@ -134,20 +148,25 @@ def environment_page(game: str) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def environments_index() -> str:
-    import card_envs
+def picture(game: str) -> str:
+    """The environment page's link to the game's picture: the committed ``pictures/<game>.png``,
+    or the one :func:`write_all` draws beside the page for a game without one."""
+    return f"../pictures/{game}.png" if (DOCS / "pictures" / f"{game}.png").exists() else f"{game}.png"
 
+
+def environments_index() -> str:
     rows = ["| Environment | The game |", "|---|---|"]
     for game in GAMES:
         module = card_envs.ENVIRONMENTS[f"{game}_v0"]
         title = (module.__doc__ or "").strip().splitlines()[0].lstrip("# ").split(" — ")[0]
         rows.append(f"| [`{game}_v0`]({game}.md) | {title} |")
     toc = "\n".join(GAMES)
+    parallel = [f"`{g}_v0`" for g in GAMES if hasattr(card_envs.ENVIRONMENTS[f"{g}_v0"], "parallel_env")]
+    also = f" ({', '.join(parallel)} also as parallel environments)" if parallel else ""
     return f"""# Environments
 
-Six PettingZoo AEC environments (Collector and Hot also as parallel environments), each with its
-batched twin (`vector_env`) and its world sampler (`sample_world`). Every page has the same
-sections: {", ".join(SECTIONS)}.
+{len(GAMES)} PettingZoo AEC environments{also}, each with its batched twin (`vector_env`) and its
+world sampler (`sample_world`). Every page has the same sections: {", ".join(SECTIONS)}.
 
 {chr(10).join(rows)}
 
@@ -156,6 +175,74 @@ sections: {", ".join(SECTIONS)}.
 {toc}
 ```
 """
+
+
+def rules_index() -> str:
+    """The rules pages, one a registered game (``rules/<game>.md``)."""
+    toc = "\n".join(GAMES)
+    return f"""# The rules
+
+The complete rules of each game, in this project's own words: what the code implements, and what
+the tests pin rule by rule (`tests/games/`). Each environment's page repeats them beside its
+actions, observation and options.
+
+```{{toctree}}
+:maxdepth: 1
+
+{toc}
+```
+"""
+
+
+# ------------------------------------------------------------------------------ the README
+README = ROOT / "README.md"
+SEARCH_GUIDE = DOCS / "guides" / "search.md"
+GAMES_START, GAMES_END = "<!-- games: generated by python docs/_ext/generate.py --tables -->", "<!-- games end -->"
+
+
+def games_table() -> str:
+    """The README's games table: each registered game's players and one line (its env module's
+    ``PLAYERS`` and ``SUMMARY``), linking its rules page."""
+    import card_envs.contract
+
+    rows = ["| Environment | Players | The game |", "|---|---|---|"]
+    for game in GAMES:
+        env = card_envs.contract.part(game, "env")
+        rows.append(f"| [`{game}_v0`](docs/rules/{game}.md) | {env.PLAYERS} | {env.SUMMARY} |")
+    return "\n".join(rows) + "\n"
+
+
+def generated_blocks(text: str) -> list[tuple[str, str]]:
+    """Each generated block of a page, (start marker, end marker): the README's games table, its
+    leaderboard and its scale-out table."""
+    from training import leaderboard
+
+    blocks = [(GAMES_START, GAMES_END), (leaderboard.START, leaderboard.END),
+              ("<!-- scale-out: python benchmarks/bench_scale_out.py --table -->", "<!-- scale-out end -->")]
+    return [b for b in blocks if b[0] in text]
+
+
+def rewrite(path: Path, start: str, end: str, table: str) -> bool:
+    """Put ``table`` between the lines ``start`` and ``end`` of the page at ``path``; True if the
+    page changed. A page without the two lines is a ValueError saying what to add."""
+    text = path.read_text()
+    if start not in text or end not in text:
+        raise ValueError(f"{path} has no generated table: add the lines {start!r} and {end!r}")
+    head, rest = text.split(start, 1)
+    new = head + start + "\n" + table + end + rest.split(end, 1)[1]
+    if new != text:
+        path.write_text(new)
+    return new != text
+
+
+def update_tables() -> list[Path]:
+    """Rewrite the committed pages' generated tables (the README's games table, the search
+    guide's table of defaults); the pages that changed."""
+    from agents import search_defaults
+
+    tables = [(README, GAMES_START, GAMES_END, games_table()),
+              (SEARCH_GUIDE, search_defaults.START, search_defaults.END, search_defaults.markdown())]
+    return [path for path, start, end, table in tables if rewrite(path, start, end, table)]
 
 
 # ------------------------------------------------------------------------------- results
@@ -286,10 +373,6 @@ def search_page() -> str:
 
 def leaderboard_page() -> str:
     """The library's agents under the benchmark protocol (``training.leaderboard``, as the README)."""
-    import sys
-
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
     from training import leaderboard
 
     return "\n".join(["# Leaderboard", "",
@@ -388,6 +471,7 @@ def write_all(docs: Path = DOCS) -> list[Path]:
     """Write every generated page; returns their paths (only files whose text changed are rewritten)."""
     pages = {docs / "environments" / f"{g}.md": environment_page(g) for g in GAMES}
     pages[docs / "environments" / "index.md"] = environments_index()
+    pages[docs / "rules" / "index.md"] = rules_index()
     pages[docs / "results" / "policies.md"] = policies_page()
     pages[docs / "results" / "speed.md"] = speed_page()
     pages[docs / "results" / "baselines.md"] = baselines_page()
@@ -400,9 +484,34 @@ def write_all(docs: Path = DOCS) -> list[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
-    return list(pages)
+    drawn = [docs / "environments" / picture(g) for g in GAMES if not picture(g).startswith("../")]
+    for path in drawn:  # a game without a committed picture: drawn from a seeded game, once
+        if not path.exists():
+            from PIL import Image
+
+            from card_envs.pictures import doc_picture
+
+            Image.fromarray(doc_picture(f"{path.stem}_v0")).save(path, optimize=True)
+    return list(pages) + drawn
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python docs/_ext/generate.py --tables``: rewrite the committed pages' generated tables."""
+    args = sys.argv[1:] if argv is None else argv
+    if args != ["--tables"]:
+        print("usage: python docs/_ext/generate.py --tables   (rewrite the README's games table and the search "
+              "guide's table of defaults)", file=sys.stderr)
+        return 2
+    changed = update_tables()
+    print(f"rewrote {', '.join(str(p.relative_to(ROOT)) for p in changed)}" if changed else "the tables are current",
+          file=sys.stderr)
+    return 0
 
 
 def setup(app):
     app.connect("builder-inited", lambda app: write_all(Path(app.srcdir)))
     return {"version": "1", "parallel_read_safe": True}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,6 +1,6 @@
-"""The documentation site stays true: the generated environment pages have every section, every
-Python block of the guides and the README runs, every internal link resolves, and the README's
-test command is the one CI runs."""
+"""The documentation site stays true: every registered game has its environment page with every
+section and its rules page, every Python block of the guides and the README runs, every internal
+link resolves, the README's generated tables are current and its test command is the one CI runs."""
 
 from __future__ import annotations
 
@@ -34,8 +34,27 @@ def test_every_environment_page_has_every_section_in_order(game):
     for title in generate.SECTIONS:  # none of them empty
         body = page.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
         assert body.strip(), f"{game}: section {title!r} is empty"
-    assert f"../pictures/{game}.png" in page and (DOCS / "pictures" / f"{game}.png").exists()
+    assert f"]({generate.picture(game)})" in page, "the page shows the game's picture"
     assert "| Segment |" in page  # the observation layout table
+
+
+@pytest.fixture(scope="module")
+def written() -> list[Path]:
+    return generate.write_all()
+
+
+@pytest.mark.parametrize("game", generate.GAMES)
+def test_every_game_has_its_rules_page_and_its_picture(game, written):
+    assert (DOCS / "rules" / f"{game}.md").exists(), \
+        f"no rules page for {game}: write docs/rules/{game}.md, the game's complete rules in the project's own words"
+    shown = (DOCS / "environments" / generate.picture(game)).resolve()
+    assert shown.exists(), f"{game}: no picture at {shown}"
+
+
+def test_a_game_without_its_rules_page_is_named(monkeypatch):
+    monkeypatch.setattr(generate, "DOCS", DOCS / "no-such-folder")
+    with pytest.raises(ValueError, match="write docs/rules/golf.md"):
+        generate.environment_page("golf")
 
 
 def test_a_page_without_a_section_is_refused(monkeypatch):
@@ -82,9 +101,25 @@ def test_internal_links_resolve():
     assert not broken, "links to nothing:\n" + "\n".join(broken)
 
 
+def _own_lines(text: str) -> list[str]:
+    """The README's lines outside its generated blocks (tables of one row a game: they grow with
+    the registry, the rest of the README does not)."""
+    for start, end in generate.generated_blocks(text):
+        head, rest = text.split(start, 1)
+        text = head + rest.split(end, 1)[1]
+    return text.splitlines()
+
+
+def test_the_readme_games_table_is_generated_from_the_registry():
+    text = (ROOT / "README.md").read_text()
+    shown = text.split(generate.GAMES_START, 1)[1].split(generate.GAMES_END, 1)[0]
+    assert shown.strip() == generate.games_table().strip(), "run python docs/_ext/generate.py --tables"
+
+
 def test_the_readme_is_a_front_door():
     text = (ROOT / "README.md").read_text()
-    assert len(text.splitlines()) <= 150
+    assert len(generate.generated_blocks(text)) == 3
+    assert len(_own_lines(text)) <= 150, "the README is a front door: at most 150 lines besides its generated tables"
     commands = [line.strip() for line in text.splitlines() if line.startswith("    pip install torch==2.13.0")]
     assert len(commands) == 2, "the quick start is exactly two commands"
     assert any("training.train" in c for c in commands)
