@@ -103,7 +103,8 @@ class HeuristicAgent:
             try:
                 self._policies[env_name] = importlib.import_module(f"agents.heuristics.{game}")
             except ModuleNotFoundError as e:
-                raise ValueError(f"no heuristic written for {env_name}") from e
+                raise ValueError(f"no heuristic written for {env_name}: write agents/heuristics/{game}.py with "
+                                 "choose(view, mask, rules, rng) (the documentation's adding-a-game guide)") from e
         return self._policies[env_name]
 
     def act(self, observation: dict, agent: str, env_name: str) -> int:

@@ -213,6 +213,17 @@ def table_for(env_name: str, config: dict) -> "Table":
     return _table(env_name, json.dumps(config, sort_keys=True, default=repr))
 
 
+
+def _no_heuristic(env_name: str):
+    """The heuristic of a game that has none written: a ValueError naming the file to write, and
+    the settings that search without it."""
+
+    def choose(*args, **kwargs):
+        raise ValueError(f"no heuristic written for {env_name}: write agents/heuristics/{env_name.rsplit('_v', 1)[0]}.py, "
+                         "or search with rollout=random and prior=none (model=none)")
+
+    return choose
+
 class Table:
     """What a search needs of one game at one table: its rules, its observation codec, its
     ``sample_world``, the heuristic and the batched engine (built once per row count)."""
@@ -229,8 +240,14 @@ class Table:
         self.rules = self.env.rules
         self.num_players = self.rules.num_players
         self.rank_mode = self.rules.reward_mode == "rank"
-        heuristics = importlib.import_module(f"agents.heuristics.{env_name.rsplit('_v', 1)[0]}")
-        self.heuristic = heuristics.choose
+        game = env_name.rsplit("_v", 1)[0]
+        try:
+            heuristics = importlib.import_module(f"agents.heuristics.{game}")
+        except ModuleNotFoundError as e:  # a new game: search with random rollouts and no prior
+            if e.name != f"agents.heuristics.{game}":
+                raise
+            heuristics = None
+        self.heuristic = heuristics.choose if heuristics is not None else _no_heuristic(env_name)
         #: the heuristic's opponent model of sampled worlds (``model=heuristic``), where it has one
         self.explain = getattr(heuristics, "explain_world", None)
         #: the heuristic at compiled speed on the batched engine's arrays, where a game has it

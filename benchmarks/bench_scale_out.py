@@ -43,9 +43,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's card_envs and training, run from anywhere
+
+import card_envs  # noqa: E402
+
 OUT = ROOT / "benchmarks" / "scale_out_results.json"
 QUALITY_OUT = ROOT / "benchmarks" / "scale_out_quality.json"
-GAMES = ["golf_v0", "fiddlesticks_v0", "guillotine_v0", "collector_v0", "hot_v0", "guilders_v0"]
+GAMES = list(card_envs.ENVIRONMENTS)  # every registered game
 #: off in every path: evaluation during training, the final evaluation, the warm start
 QUIET = ["eval.every=1000000000000", "eval.games=2", "eval.final_games=0", "imitation.teacher=null"]
 

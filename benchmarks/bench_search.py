@@ -23,15 +23,22 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import json  # noqa: E402
 import time  # noqa: E402
+import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-GAMES = ("golf", "fiddlesticks", "guillotine", "collector", "hot", "guilders")
-CONFIGS = Path(__file__).resolve().parent.parent / "training" / "configs"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's packages, run from anywhere
+
+import card_envs  # noqa: E402
+
+#: every registered game
+GAMES = card_envs.REGISTERED
 
 
 def table_of(game: str) -> dict:
-    """The table the shipped PPO policy of ``game`` uses (its training config's env_config)."""
-    return dict(json.loads((CONFIGS / f"{game}_v0.json").read_text()).get("env_config") or {})
+    """The table the shipped PPO policy of ``game`` plays (the benchmark protocol's)."""
+    from training.benchmark import protocol_table
+
+    return protocol_table(f"{game}_v0")
 
 
 def measure(game: str, spec: str, opponent: str, games: int, seed: int) -> dict:

@@ -35,14 +35,28 @@ The shared modules keep their own names rather than the per-game ones (``base.py
 named in the documentation, so renaming them for symmetry would break imports without changing
 what anything does. This table is where the two sides pair.
 
+Beyond the protocols' members, the shared code needs a few things of a game that only a check can
+name: the full-information state's layout has the segments ``to_act`` and ``ended`` (an env ends
+a game on an illegal action by writing them); a kernels class built on
+:class:`card_envs.vector.GameKernels` sets ``CURRENT`` (the ``row`` field of the seat to act) and
+``LOWER_IS_BETTER`` and defines ``points`` (it inherits ``current`` and ``results``); the kernels
+module declares its configuration array as ``CONFIG`` (a :class:`card_envs.schema.ConfigArray`,
+the kernels' ``cfg``); the rules module declares its state as ``STATE`` (a
+:class:`card_envs.schema.StateSchema`); the env module declares :data:`ENV_DECLARES`.
+:func:`check` lists everything a game lacks, every member by name, at once
+(``tests/conformance/test_contract.py`` runs it first).
+
 Beside the package, a game has its test cases (``tests/cases/<game>.py``: the configurations the
-conformance suite runs, the rare branches the hidden-information process must reach) and, in the
-``agents`` package, its heuristic (``agents/heuristics/<game>.py``).
+conformance suite runs, the rare branches the hidden-information process must reach) and its
+rules page (``docs/rules/<game>.md``); a heuristic (``agents/heuristics/<game>.py``) is optional.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
+import importlib.util
+import inspect
 from functools import lru_cache
 from types import ModuleType
 from typing import Any, Iterable, Mapping, Protocol, runtime_checkable
@@ -265,3 +279,174 @@ def games() -> Iterable[str]:
     import card_envs
 
     return tuple(game_of(name) for name in card_envs.ENVIRONMENTS)
+
+
+# ------------------------------------------------------------------------------ the check
+def members(protocol: type) -> list[str]:
+    """The public members a protocol names: its methods and its annotated attributes."""
+    names: list[str] = []
+    for cls in reversed(protocol.__mro__):
+        if cls in (object, Protocol) or cls.__module__ == "typing":
+            continue
+        for name in list(vars(cls).get("__annotations__", {})) + list(vars(cls)):
+            if not name.startswith("_") and name not in names:
+                names.append(name)
+    return names
+
+
+def _positional(fn: Any) -> tuple[int, int]:
+    """How many positional parameters ``fn`` requires, and how many it takes."""
+    params = [p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return sum(p.default is p.empty for p in params), len(params)
+
+
+def lacks(obj: Any, protocol: type, where: str) -> list[str]:
+    """What ``obj`` lacks of ``protocol``, one line a member, each saying where (``where``):
+    a missing member (with the name it has that is closest, where one is: a misnamed member),
+    and a function whose positional parameters cannot be called as the protocol's are (more
+    required, or fewer taken; extra optional parameters are allowed)."""
+    problems = []
+    wanted = members(protocol)
+    present = [n for n in dir(obj) if not n.startswith("_") and n not in wanted]  # a member the contract does not name
+    for name in wanted:
+        if not hasattr(obj, name):
+            close = difflib.get_close_matches(name, present, n=1, cutoff=0.7)
+            hint = f" (it has {close[0]!r}: misnamed?)" if close else ""
+            problems.append(f"{where}: missing {name}{hint}")
+            continue
+        want = getattr(protocol, name, None)
+        have = getattr(obj, name)
+        if inspect.isfunction(want) and callable(have) and not inspect.isclass(have):
+            expected = _positional(want)[1] - 1  # the protocol's self
+            try:
+                required, taken = _positional(have)
+            except (TypeError, ValueError):  # a builtin without a signature: not checked
+                continue
+            if not required <= expected <= taken:
+                problems.append(f"{where}: {name} takes {required}..{taken} positional parameters, the contract {expected}")
+    return problems
+
+
+def _load(game: str, name: str, problems: list[str]) -> ModuleType | None:
+    try:
+        return part(game, name)
+    except ModuleNotFoundError as e:
+        if e.name == f"card_envs.{game}.{name}":
+            problems.append(f"card_envs/{game}/{name}.py: missing (the module of the game's folder for {name})")
+        else:
+            problems.append(f"card_envs/{game}/{name}.py: importing it failed: {e}")
+    except Exception as e:  # noqa: BLE001  a module that fails to import is reported, not raised
+        problems.append(f"card_envs/{game}/{name}.py: importing it failed: {type(e).__name__}: {e}")
+    return None
+
+
+def check(game: str) -> list[str]:
+    """Everything ``game`` (``"golf"``) lacks of the contract, one line each, every member by name
+    (an empty list: the game keeps it). The kernels are checked where numba is installed."""
+    import card_envs
+
+    game = game_of(game)
+    public = card_envs.ENVIRONMENTS.get(f"{game}_v0")
+    if public is None:
+        return [f"{game}_v0 is not registered: add {game!r} to card_envs.REGISTERED (card_envs/__init__.py)"]
+    problems = lacks(public, GameModule, f"card_envs/{game}_v0.py")
+    modules = {name: _load(game, name, problems) for name in PARTS}
+    problems += _modules_lack(game, modules)
+    return problems + _table_lacks(game, public, modules)
+
+
+#: what a game's env module declares beside ``raw_env``, for the tables that list every game
+ENV_DECLARES = {
+    "BENCHMARK_CONFIG": "the table the speed benchmarks, the benchmark protocol and training play",
+    "PLAYERS": "how many players, for the README's games table (e.g. \"2–4\")",
+    "SUMMARY": "the game in one line, for the README's games table",
+}
+
+
+def _modules_lack(game: str, modules: dict[str, ModuleType | None]) -> list[str]:
+    """What the modules of the game's folder lack, by their protocols and beyond."""
+    from card_envs.base import CardGameEnv
+    from card_envs.schema import ConfigArray, StateSchema
+
+    problems = []
+    env = modules["env"]
+    if env is not None:
+        raw = getattr(env, "raw_env", None)
+        if not (isinstance(raw, type) and issubclass(raw, CardGameEnv)):
+            problems.append(f"card_envs/{game}/env.py: raw_env must be a card_envs.base.CardGameEnv subclass")
+        elif raw.View is not modules["view"]:
+            problems.append(f"card_envs/{game}/env.py: raw_env.View must be the game's view module (card_envs.{game}.view)")
+        problems += [f"card_envs/{game}/env.py: missing {name} ({meaning})"
+                     for name, meaning in ENV_DECLARES.items() if not hasattr(env, name)]
+    if modules["rules"] is not None and not isinstance(getattr(modules["rules"], "STATE", None), StateSchema):
+        problems.append(f"card_envs/{game}/rules.py: missing STATE, the state declared once (a card_envs.schema.StateSchema)")
+    for name, protocol in PART_PROTOCOLS.items():
+        if modules[name] is not None and (name != "kernels" or _has_numba()):
+            problems += lacks(modules[name], protocol, f"card_envs/{game}/{name}.py")
+    if modules["kernels"] is not None and not isinstance(getattr(modules["kernels"], "CONFIG", None), ConfigArray):
+        problems.append(f"card_envs/{game}/kernels.py: missing CONFIG, the configuration array (a "
+                        "card_envs.schema.ConfigArray; the kernels' cfg is CONFIG.array(rules))")
+    return problems
+
+
+def _table_lacks(game: str, public: ModuleType, modules: dict[str, ModuleType | None]) -> list[str]:
+    """What the game's objects at one table (its BENCHMARK_CONFIG) lack: the rules, a state, the
+    view's and the state's codecs, the kernels."""
+    try:
+        rules = public.raw_env.Rules(**public.BENCHMARK_CONFIG)
+        state = rules.new_game(np.random.default_rng(0), None)
+    except Exception as e:  # noqa: BLE001  reported with the rest
+        return [f"card_envs/{game}/rules.py: the rules at BENCHMARK_CONFIG fail to start a game: {type(e).__name__}: {e}"]
+    problems = lacks(rules, Rules, f"card_envs/{game}/rules.py (the rules)")
+    problems += lacks(state, GameState, f"card_envs/{game}/rules.py (the state)")
+    if getattr(rules, "name", None) != f"{game}_v0":
+        problems.append(f"card_envs/{game}/rules.py: the rules' name must be {game}_v0, got {getattr(rules, 'name', None)!r}")
+    for name, what in (("view", "Codec"), ("state", "Codec"), ("kernels", "Kernels")):
+        module = modules[name]
+        if module is None or not callable(getattr(module, what, None)) or (name == "kernels" and not _has_numba()):
+            continue
+        try:
+            made = getattr(module, what)(rules)
+        except Exception as e:  # noqa: BLE001
+            problems.append(f"card_envs/{game}/{name}.py: {what}(rules) fails: {type(e).__name__}: {e}")
+            continue
+        if name == "view":
+            problems += lacks(made, Codec, f"card_envs/{game}/view.py (Codec)")
+        elif name == "state":
+            problems += _state_lacks(game, made)
+        else:
+            problems += _kernels_lack(game, made)
+    return problems
+
+
+def _state_lacks(game: str, codec: Any) -> list[str]:
+    segments = getattr(getattr(codec, "layout", None), "by_name", None)
+    if segments is None:
+        return [f"card_envs/{game}/state.py (Codec): missing layout, the state's card_envs.encoding.Layout"]
+    return [f"card_envs/{game}/state.py: the state layout needs a segment {segment!r} ({meaning})"
+            for segment, meaning in (("to_act", "one-hot seat to act"), ("ended", "[terminated, truncated]"))
+            if segment not in segments]
+
+
+def _kernels_lack(game: str, kernels: Any) -> list[str]:
+    from card_envs.vector import GameKernels
+
+    where = f"card_envs/{game}/kernels.py"
+    problems = lacks(kernels, Kernels, f"{where} (Kernels)")
+    if not hasattr(kernels, "cfg"):
+        problems.append(f"{where} (Kernels): missing cfg, the configuration (CONFIG.array(rules))")
+    if isinstance(kernels, GameKernels):
+        cls = type(kernels)
+        for name, meaning in (("CURRENT", "the row field of the seat to act"),
+                              ("LOWER_IS_BETTER", "whether fewer points rank first")):
+            if not hasattr(cls, name):
+                problems.append(f"{where} (Kernels): missing {name} ({meaning}), which the inherited current and "
+                                "results read")
+        if cls.points is GameKernels.points:
+            problems.append(f"{where} (Kernels): missing points(arrays), each seat's game points, which the "
+                            "inherited results read")
+    return problems
+
+
+def _has_numba() -> bool:
+    return importlib.util.find_spec("numba") is not None

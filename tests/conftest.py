@@ -8,6 +8,9 @@
   which training's ``torch_threads="auto"`` reads (training/config.py) and the training
   subprocesses the CLI tests start inherit; two workers of two update threads each would
   oversubscribe the cores the same way.
+- **A game without its test cases fails alone.** A registered game whose ``tests/cases/<game>.py``
+  is missing gets, in the suites' parameters, the error naming that file (``tests.cases.parameters``);
+  each of its tests fails with that message, and every other game's tests run.
 - **Hypothesis without timing checks.** Its deadline and "input generation is slow" checks
   measure wall time, which on a loaded two-core machine fails a correct property test.
 
@@ -15,6 +18,8 @@ Both are optional: the distributed-only virtualenv CI tests in has neither numba
 """
 
 import os
+
+import pytest
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -38,6 +43,17 @@ if numba is not None:
 if settings is not None:
     settings.register_profile("card_envs", deadline=None, suppress_health_check=[HealthCheck.too_slow])
     settings.load_profile("card_envs")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """Fail a test parametrized with a game whose test cases file is missing, with the message
+    naming the file to create (the parameter carries ``tests.cases.MissingCases``)."""
+    callspec = getattr(pyfuncitem, "callspec", None)
+    if callspec is not None:
+        for value in callspec.params.values():
+            if isinstance(value, KeyError) and type(value).__name__ == "MissingCases":
+                pytest.fail(str(value), pytrace=False)
 
 
 def pytest_addoption(parser, pluginmanager):

@@ -216,8 +216,9 @@ def test_card_envs_imports_and_plays_without_torch_or_stable_baselines3():
         "import card_envs\n"
         "for name, module in card_envs.ENVIRONMENTS.items():\n"
         "    env = module.env(); env.reset(seed=0); env.step(int(env.observe(env.agent_selection)['action_mask'].argmax()))\n"
-        "print('ok', len(card_envs.ENVIRONMENTS))\n"
+        "    print('played', name)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok 6"
+    assert out.stdout.split() == [word for name in card_envs.ENVIRONMENTS for word in ("played", name)]
+    assert len(card_envs.ENVIRONMENTS) >= 6

@@ -8,9 +8,10 @@
 **What the protocol fixes** (version :data:`VERSION`; a change to anything below is a new
 version, and score cards of different versions are not compared):
 
-- **The table** of each game (:data:`TABLES`): the two-seat table of Golf (one round),
-  Fiddlesticks, Collector (at most 100 rounds), Hot (one deal) and Guilders, and Guillotine's
-  single deal at four seats. These are the tables the shipped PPO policies play.
+- **The table** of each game (:data:`TABLES`, read from the game's env module: its
+  ``BENCHMARK_CONFIG``): the two-seat table of
+  Golf (one round), Fiddlesticks, Collector (at most 100 rounds), Hot (one deal) and Guilders,
+  and Guillotine's single deal at four seats. These are the tables the shipped PPO policies play.
 - **The gauntlet** (:data:`GAUNTLET`): ``random``, ``heuristic``, the default ``pimc`` (each
   game's strongest setting within 100 ms a decision, ``agents/search_defaults.py``) and the
   shipped ``ppo`` (``agents/pretrained``; the score card records each policy file's sha256).
@@ -33,6 +34,10 @@ results part of a score card is the same bit for bit for the same agent on any m
 number of workers, the timing is not (``--retime CARD`` measures it anew, on a quiet machine,
 keeping the results).
 
+A game is measured once the gauntlet can play it (:func:`gauntlet_lacks`: its heuristic written
+and a policy shipped for it); until then the run leaves it out and the leaderboard shows it as not
+measured.
+
 ``--quick`` plays :data:`QUICK_GAMES` games per member: a development check, marked
 ``"conforms": false`` in its card, as is any run with another ``--games`` or ``--table``.
 """
@@ -49,19 +54,49 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+import card_envs
+
 #: the protocol's version: score cards of different versions are not compared
 VERSION = 1
-def _tables() -> dict[str, dict[str, Any]]:
-    import card_envs
-
-    return {name: dict(module.BENCHMARK_CONFIG) for name, module in card_envs.ENVIRONMENTS.items()}
 
 
-#: each game's benchmark table (``card_envs.<game>_v0.BENCHMARK_CONFIG``: the tables the shipped PPO
-#: policies play)
-TABLES: dict[str, dict[str, Any]] = _tables()
+def protocol_table(env_name: str) -> dict[str, Any]:
+    """The table the protocol plays ``env_name`` at: the game's ``BENCHMARK_CONFIG`` (in its env
+    module; the table its shipped policy was trained at)."""
+    from card_envs import contract
+
+    return dict(contract.part(env_name, "env").BENCHMARK_CONFIG)
+
+
+#: each registered game's benchmark table (``card_envs.<game>_v0.BENCHMARK_CONFIG``: the tables the
+#: shipped PPO policies play)
+TABLES: dict[str, dict[str, Any]] = {name: protocol_table(name) for name in card_envs.ENVIRONMENTS}
+
 #: the gauntlet: the agent meets each in the field seating
 GAUNTLET = ("random", "heuristic", "pimc", "ppo")
+
+
+def gauntlet_lacks(env_name: str) -> list[str]:
+    """What the gauntlet lacks to play ``env_name``, each with what to do: its ``heuristic`` is
+    the game's heuristic (``agents/heuristics/<game>.py``) and its ``ppo`` the policy shipped for
+    the game (``agents/pretrained/<env_name>.zip``). A new game is measured once both exist; until
+    then it is "not measured" (the leaderboard says so)."""
+    from agents.ppo import shipped
+    from training.opponents import heuristic_available
+
+    game = env_name.removesuffix("_v0")
+    lacks = []
+    if not heuristic_available(env_name):
+        lacks.append(f"a heuristic (write agents/heuristics/{game}.py)")
+    if env_name not in shipped():
+        lacks.append(f"a shipped policy (train one, python -m training.train {game}, and ship it as "
+                     f"agents/pretrained/{env_name}.zip)")
+    return lacks
+
+
+def measurable() -> list[str]:
+    """The games the protocol measures: every registered game the whole gauntlet can play."""
+    return [name for name in TABLES if not gauntlet_lacks(name)]
 #: games per gauntlet member (rounded up to whole deals: every deal in every seat rotation)
 GAMES = 200
 #: games per member with --quick (not the protocol)
@@ -231,7 +266,11 @@ def benchmark(spec: str, games: int | None = None, only: Sequence[str] | None = 
     n = QUICK_GAMES if quick else GAMES if games is None else int(games)
     if n < 1:
         raise ValueError(f"games per gauntlet member must be at least 1, got {n}")
-    envs = [game_name(g) for g in only] if only else list(TABLES)
+    envs = [game_name(g) for g in only] if only else measurable()
+    for env_name in envs:
+        lacking = gauntlet_lacks(env_name)
+        if lacking:
+            raise ValueError(f"the gauntlet cannot play {env_name} yet: it lacks {' and '.join(lacking)}")
     tables = {game_name(g): dict(t) for g, t in (tables or {}).items()}
     conforms = n == GAMES and not tables and not quick
     card: dict[str, Any] = {
@@ -336,7 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "not the protocol)")
     ap.add_argument("--quick", action="store_true", help=f"{QUICK_GAMES} games per member: a development check, "
                     "not the protocol")
-    ap.add_argument("--only", nargs="+", metavar="GAME", help="these games only (default: all six)")
+    ap.add_argument("--only", nargs="+", metavar="GAME", help="these games only (default: every game the gauntlet "
+                    "plays: a heuristic written and a policy shipped)")
     ap.add_argument("--workers", type=int, default=1, help="processes for the games (results do not depend on it)")
     ap.add_argument("--no-timing", action="store_true", help="skip measuring the agent's milliseconds per decision")
     ap.add_argument("--out", help="write the score card (JSON) here")

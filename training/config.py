@@ -3,6 +3,10 @@
 ``training/configs/default.json`` < ``training/configs/<game>.json`` < ``--config`` (JSON files
 and ``KEY=VALUE`` pairs, card_envs/cli.py's convention) < flags. A run folder's ``config.json``
 holds the resolved configuration; a resumed run keeps it unless ``--override-config``.
+
+A game without its own file (a new game) trains with the defaults at its benchmark protocol's
+table (``env_config`` = ``training.benchmark.protocol_table(game)``): the table its shipped policy
+will be measured at. Its own file, once written, says more (rewards for training, opponents).
 """
 
 from __future__ import annotations
@@ -58,6 +62,11 @@ def resolve_config(env_name: str, config: str | Path | dict | Sequence[str] | No
     if game_file.is_file():
         cfg = deep_merge(cfg, read_json(game_file))
         sources.append(str(Path("training/configs") / game_file.name))
+    else:
+        from training.benchmark import protocol_table
+
+        cfg = deep_merge(cfg, {"env_config": protocol_table(env_name)})
+        sources.append(f"(no training/configs/{game_file.name}: the benchmark protocol's table)")
     if config is not None:
         cfg = deep_merge(cfg, config_overrides(env_name, config))
         sources += [str(c) for c in config] if isinstance(config, (list, tuple)) else [

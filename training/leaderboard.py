@@ -91,7 +91,7 @@ def _table(game: str) -> str:
 def _notes(folder: Path, exploit_path: Path, exploits: bool = True) -> list[str]:
     """The lines under the tables: the machines, the files, the shorter runs and the conditions
     (with ``exploits``, the exploitability's too)."""
-    from training.benchmark import GAMES, TABLES
+    from training.benchmark import GAMES, TABLES, gauntlet_lacks, measurable
 
     recorded = cards(folder)
     shown = measured(folder)
@@ -100,14 +100,16 @@ def _notes(folder: Path, exploit_path: Path, exploits: bool = True) -> list[str]
     machines = sorted({c.get("machine", "?") for c in used})
     shorter = sorted({f"`{c['agent']}` {c['games_per_member']}" for c in used if not c.get("conforms")})
     partial = sorted(a for a, c in recorded.items()
-                     if c.get("conforms") and not set(TABLES) <= set(c.get("games", {})))
+                     if c.get("conforms") and not set(measurable()) <= set(c.get("games", {})))
+    waiting = [f"`{g}` (the gauntlet lacks {' and '.join(gauntlet_lacks(g))})" for g in TABLES if gauntlet_lacks(g)]
     lines = [f"Measured on {', '.join(machines) or 'no machine yet'}; score cards in `benchmarks/scorecards/`"
              + (", exploitability in `benchmarks/exploitability.json`." if exploits else ".")
              + (f" †: not at the protocol's size, a shorter run's score (games per gauntlet member: "
                 f"{', '.join(shorter)}; the protocol plays {GAMES})."
                 if shorter else "")
              + (f" Protocol runs still going on, not every game measured yet: {', '.join(partial)}." if partial
-                else "")]
+                else "")
+             + (f" Not measured until the gauntlet can play it: {'; '.join(waiting)}." if waiting else "")]
     # how each measurement was taken, where its file says (a shared machine, a smaller budget)
     notes = [f"`{a}`'s card: {c['note']}" for a, c in sorted(recorded.items()) if c.get("note")]
     notes += sorted({f"exploitability: {r['note']}" for r in by.values() if r.get("note") and exploits})

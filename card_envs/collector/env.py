@@ -182,5 +182,9 @@ add_parallel_state(parallel_raw_env)  # state() and state_space: the AEC env's u
 #: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
 BENCHMARK_CONFIG = {"num_players": 2, "max_rounds": 100}
 
+#: the README's games table: how many players, and the game in one line
+PLAYERS = "2–4"
+SUMMARY = "set collecting with simultaneous hidden commitments (also `parallel_env()`)"
+
 __doc__ = environment_doc(__doc__, raw_env, BENCHMARK_CONFIG, collector_state, parallel=True)
 raw_env.__doc__ = __doc__

@@ -166,3 +166,7 @@ BENCHMARK_CONFIG = {"num_players": 2}
 
 __doc__ = environment_doc(__doc__, raw_env, BENCHMARK_CONFIG, fs_state)
 raw_env.__doc__ = __doc__
+#: the README's games table: how many players, and the game in one line
+PLAYERS = "2–11 (more with `num_decks`)"
+SUMMARY = "a Shithead/Palace relative: hidden face-up swap, wild 2s and 10s, the 9 that turns the comparison, blind face-down plays"
+

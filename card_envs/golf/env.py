@@ -162,5 +162,9 @@ env, raw_env = env_constructors(raw_env)
 #: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
 BENCHMARK_CONFIG = {"num_players": 2, "num_rounds": 1}
 
+#: the README's games table: how many players, and the game in one line
+PLAYERS = "2–12 (more with `num_decks`)"
+SUMMARY = "six-card Golf, to a target score or a fixed number of rounds"
+
 __doc__ = environment_doc(__doc__, raw_env, BENCHMARK_CONFIG, golf_state)
 raw_env.__doc__ = __doc__

@@ -184,5 +184,9 @@ env, raw_env = env_constructors(raw_env)
 #: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
 BENCHMARK_CONFIG = {"num_players": 2}
 
+#: the README's games table: how many players, and the game in one line
+PLAYERS = "1–52+"
+SUMMARY = "calls on a fan of cards, several decks, three joker variants, solitaire"
+
 __doc__ = environment_doc(__doc__, raw_env, BENCHMARK_CONFIG, guilders_state)
 raw_env.__doc__ = __doc__

@@ -209,5 +209,9 @@ env, raw_env = env_constructors(raw_env)
 #: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
 BENCHMARK_CONFIG = {"mode": "single"}
 
+#: the README's games table: how many players, and the game in one line
+PLAYERS = "4"
+SUMMARY = '32 cards, five no-trump trick contracts and Domino over 24 deals; `mode="single"` plays one deal'
+
 __doc__ = environment_doc(__doc__, raw_env, BENCHMARK_CONFIG, guillotine_state)
 raw_env.__doc__ = __doc__

@@ -181,5 +181,9 @@ add_parallel_state(parallel_raw_env)  # state() and state_space: the AEC env's u
 #: and the throughput benchmarks play when given no options (``card_envs.cli.table_options``)
 BENCHMARK_CONFIG = {"num_players": 2, "single_deal": True}
 
+#: the README's games table: how many players, and the game in one line
+PLAYERS = "2–3"
+SUMMARY = "Collector's variation scored from the opponents' missing ranks, deals to 11 points (also `parallel_env()`)"
+
 __doc__ = environment_doc(__doc__, raw_env, BENCHMARK_CONFIG, hot_state, parallel=True)
 raw_env.__doc__ = __doc__

@@ -135,7 +135,9 @@ def create_app(records: str | Path | None = None, tables: Tables | None = None, 
             raise ValueError(f"unknown field(s) {', '.join(map(str, unknown))[:200]}; a new table takes env, options, "
                              "seat, opponents, seed")
         if "env" not in data:
-            raise ValueError("which game? give env (golf, fiddlesticks, guillotine, collector, hot, guilders)")
+            import card_envs
+
+            raise ValueError(f"which game? give env ({', '.join(card_envs.REGISTERED)})")
         table = await run_in_threadpool(tables.open, data["env"], data.get("options") or {}, data.get("seat", 0),
                                         data.get("opponents"), data.get("seed"))
         return JSONResponse(await locked(table, table.view), 201)

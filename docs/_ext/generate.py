@@ -6,7 +6,11 @@ Run at the start of every Sphinx build (``builder-inited``), and importable by t
   properties table with the spaces at the default table, then its sections), the animated picture
   of a game (``docs/pictures/<game>.gif``), links to the complete rules, the game's leaderboard
   row, its shipped policy and how to play it, and the notes on the batched engine and sampled
-  worlds last: every page with :data:`SECTIONS` in order;
+  worlds last: every page with :data:`SECTIONS` in order, for every registered game (:data:`GAMES`,
+  read from ``card_envs.REGISTERED``); a game without a committed animation gets one drawn at the
+  build (``environments/<game>.gif``), and a game without its rules page (``rules/<game>.md``) is
+  an error naming the file to write;
+* ``environments/index.md`` and ``docs/rules/index.md``: the environments and their rules pages;
 * ``results/policies.md``: a model card per shipped policy, from ``agents/pretrained/<game>.json``;
 * ``results/baselines.md``: the heuristic against random, from ``benchmarks/baselines_results.json``;
 * ``results/search.md``: the search agents' strength and cost, from ``benchmarks/search_results.json``;
@@ -18,6 +22,12 @@ Run at the start of every Sphinx build (``builder-inited``), and importable by t
 * ``notebooks/*.ipynb``: the notebooks of ``notebooks/``, rendered with their saved outputs.
 
 Nothing here is typed by hand into a page: change the code or re-run the measurement.
+
+The tables of committed pages that list every registered game are generated here too, between
+their marker lines: the README's games table (:func:`games_table`, one row a game from its env
+module's ``PLAYERS`` and ``SUMMARY``) and the search guide's table of defaults
+(``agents.search_defaults.markdown``). ``python docs/_ext/generate.py --tables`` rewrites both;
+tests hold them current.
 """
 
 from __future__ import annotations
@@ -25,10 +35,15 @@ from __future__ import annotations
 import ast
 import json
 import re
+import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent.parent
 ROOT = DOCS.parent
+if str(ROOT) not in sys.path:  # the repository's card_envs, agents and training, also run as a script
+    sys.path.insert(0, str(ROOT))
+
+import card_envs  # noqa: E402
 
 #: the sections of every environment page, in this order: the basics in the order Gymnasium's and
 #: PettingZoo's pages have them, then where to go next, then the tables few readers need
@@ -48,7 +63,8 @@ SECTIONS = (
 #: the sections the generator writes (the others are the environment's docstring's)
 GENERATED = ("See also", "Batched engine and sampled worlds")
 
-GAMES = ("golf", "fiddlesticks", "guillotine", "collector", "hot", "guilders")
+#: every registered game, in the registry's order
+GAMES = tuple(card_envs.REGISTERED)
 
 
 def _sections(doc: str) -> tuple[str, list[tuple[str, str]]]:
@@ -70,18 +86,26 @@ def _sections(doc: str) -> tuple[str, list[tuple[str, str]]]:
 
 def _see_also(game: str) -> str:
     """Where to go from an environment's page: its rules, results, policy, and how to play it."""
-    import card_envs
     from card_envs.cli import format_options
 
+    if not (DOCS / "rules" / f"{game}.md").exists():
+        raise ValueError(f"{game} has no rules page: write docs/rules/{game}.md (the game's complete rules in the "
+                         "project's own words; python -m card_envs.scaffold writes one with a new game)")
+    from agents.ppo import shipped
+
     name = f"{game}_v0"
+    anchor = name.replace("_", "-")  # the heading `name` as an anchor
     table = format_options(card_envs.ENVIRONMENTS[name].BENCHMARK_CONFIG)
-    return f"""- **The complete rules**: [{game} rules](../rules/{game}.md), every rule of the game in full, each
-  pinned by a test named after it (`tests/games/test_{game}.py`).
-- **How the library's agents play it**: [its leaderboard row](../results/leaderboard.md#{game}-v0) (random,
+    pinned = (f", each pinned by a test named after it (`tests/games/test_{game}.py`)"
+              if (ROOT / "tests" / "games" / f"test_{game}.py").exists() else "")
+    policy = (f"[its model card](../results/policies.md#{anchor}), how it was trained and how it plays against "
+              "the baselines; `agents.load(\"ppo\")` plays it" if name in shipped() else
+              f"none yet: train one (`python -m training.train {game}`) and ship it as `agents/pretrained/{name}.zip`")
+    return f"""- **The complete rules**: [{game} rules](../rules/{game}.md), every rule of the game in full{pinned}.
+- **How the library's agents play it**: [its leaderboard row](../results/leaderboard.md#{anchor}) (random,
   the heuristic, the shipped PPO policy and the search agents under the benchmark protocol, at the
   benchmark table `{table}`).
-- **The shipped policy**: [its model card](../results/policies.md#{game}-v0), how it was trained and how it
-  plays against the baselines; `agents.load("ppo")` plays it.
+- **The shipped policy**: {policy}.
 - **Play it yourself**: `python -m agents.play {game}` in the terminal, or `python -m card_envs.web` in
   the browser ([web table](../guides/web.md)), against the heuristic or any other agent, at the benchmark
   table unless you change it (`--config KEY=VALUE`)."""
@@ -94,8 +118,6 @@ def _markdown(rst: str) -> str:
 
 
 def _engine_and_worlds(game: str) -> str:
-    import card_envs
-
     module = card_envs.ENVIRONMENTS[f"{game}_v0"]
     worlds = __import__(f"card_envs.{game}.worlds", fromlist=["sample_world"])
     doc = (worlds.__doc__ or "").strip()
@@ -167,7 +189,6 @@ def _inline_html(text: str) -> str:
 def environment_page(game: str) -> str:
     """The Markdown page of one environment (see the module docstring): the docstring's title and
     properties table, the animated picture, then :data:`SECTIONS` in order."""
-    import card_envs
     import card_envs.contract
 
     module = card_envs.ENVIRONMENTS[f"{game}_v0"]
@@ -194,7 +215,7 @@ def environment_page(game: str) -> str:
     title = head_lines[0] if head_lines and head_lines[0].startswith("# ") else f"# `{game}_v0`"
     properties = "\n".join(head_lines[1:] if head_lines and head_lines[0].startswith("# ") else head_lines).strip("\n")
     out = [title, "", properties, "",
-           f"```{{image}} ../pictures/{game}.gif",
+           f"```{{image}} {picture(game)}",
            f":alt: {game}: the first moves of a game, random legal moves at the benchmark table",
            ":class: env-animation", "```", ""]
     for t in SECTIONS:
@@ -202,20 +223,25 @@ def environment_page(game: str) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def environments_index() -> str:
-    import card_envs
+def picture(game: str) -> str:
+    """The environment page's link to the game's animation: the committed ``pictures/<game>.gif``,
+    or the one :func:`write_all` draws beside the page for a game without one."""
+    return f"../pictures/{game}.gif" if (DOCS / "pictures" / f"{game}.gif").exists() else f"{game}.gif"
 
+
+def environments_index() -> str:
     rows = ["| Environment | The game |", "|---|---|"]
     for game in GAMES:
         module = card_envs.ENVIRONMENTS[f"{game}_v0"]
         title = (module.__doc__ or "").strip().splitlines()[0].lstrip("# ").split(" — ")[0]
         rows.append(f"| [`{game}_v0`]({game}.md) | {title} |")
     toc = "\n".join(GAMES)
+    parallel = [f"`{g}_v0`" for g in GAMES if hasattr(card_envs.ENVIRONMENTS[f"{g}_v0"], "parallel_env")]
+    also = f" ({', '.join(parallel)} also as parallel environments)" if parallel else ""
     return f"""# Environments
 
-Six PettingZoo AEC environments (Collector and Hot also as parallel environments), each with its
-batched twin (`vector_env`) and its world sampler (`sample_world`). Every page has the same
-sections, in the order Gymnasium's and PettingZoo's pages have them: a table of the spaces and
+{len(GAMES)} PettingZoo AEC environments{also}, each with its batched twin (`vector_env`) and its
+world sampler (`sample_world`). Every page has the same sections, in the order Gymnasium's and PettingZoo's pages have them: a table of the spaces and
 interfaces, a game in motion, then {", ".join(SECTIONS)}.
 
 {chr(10).join(rows)}
@@ -225,6 +251,74 @@ interfaces, a game in motion, then {", ".join(SECTIONS)}.
 {toc}
 ```
 """
+
+
+def rules_index() -> str:
+    """The rules pages, one a registered game (``rules/<game>.md``)."""
+    toc = "\n".join(GAMES)
+    return f"""# The rules
+
+The complete rules of each game, in this project's own words: what the code implements, and what
+the tests pin rule by rule (`tests/games/`). Each environment's page repeats them beside its
+actions, observation and options.
+
+```{{toctree}}
+:maxdepth: 1
+
+{toc}
+```
+"""
+
+
+# ------------------------------------------------------------------------------ the README
+README = ROOT / "README.md"
+SEARCH_GUIDE = DOCS / "guides" / "search.md"
+GAMES_START, GAMES_END = "<!-- games: generated by python docs/_ext/generate.py --tables -->", "<!-- games end -->"
+
+
+def games_table() -> str:
+    """The README's games table: each registered game's players and one line (its env module's
+    ``PLAYERS`` and ``SUMMARY``), linking its rules page."""
+    import card_envs.contract
+
+    rows = ["| Environment | Players | The game |", "|---|---|---|"]
+    for game in GAMES:
+        env = card_envs.contract.part(game, "env")
+        rows.append(f"| [`{game}_v0`](docs/rules/{game}.md) | {env.PLAYERS} | {env.SUMMARY} |")
+    return "\n".join(rows) + "\n"
+
+
+def generated_blocks(text: str) -> list[tuple[str, str]]:
+    """Each generated block of a page, (start marker, end marker): the README's games table, its
+    leaderboard and its scale-out table."""
+    from training import leaderboard
+
+    blocks = [(GAMES_START, GAMES_END), (leaderboard.START, leaderboard.END),
+              ("<!-- scale-out: python benchmarks/bench_scale_out.py --table -->", "<!-- scale-out end -->")]
+    return [b for b in blocks if b[0] in text]
+
+
+def rewrite(path: Path, start: str, end: str, table: str) -> bool:
+    """Put ``table`` between the lines ``start`` and ``end`` of the page at ``path``; True if the
+    page changed. A page without the two lines is a ValueError saying what to add."""
+    text = path.read_text()
+    if start not in text or end not in text:
+        raise ValueError(f"{path} has no generated table: add the lines {start!r} and {end!r}")
+    head, rest = text.split(start, 1)
+    new = head + start + "\n" + table + end + rest.split(end, 1)[1]
+    if new != text:
+        path.write_text(new)
+    return new != text
+
+
+def update_tables() -> list[Path]:
+    """Rewrite the committed pages' generated tables (the README's games table, the search
+    guide's table of defaults); the pages that changed."""
+    from agents import search_defaults
+
+    tables = [(README, GAMES_START, GAMES_END, games_table()),
+              (SEARCH_GUIDE, search_defaults.START, search_defaults.END, search_defaults.markdown())]
+    return [path for path, start, end, table in tables if rewrite(path, start, end, table)]
 
 
 # ------------------------------------------------------------------------------- results
@@ -481,6 +575,7 @@ def write_all(docs: Path = DOCS) -> list[Path]:
     """Write every generated page; returns their paths (only files whose text changed are rewritten)."""
     pages = {docs / "environments" / f"{g}.md": environment_page(g) for g in GAMES}
     pages[docs / "environments" / "index.md"] = environments_index()
+    pages[docs / "rules" / "index.md"] = rules_index()
     pages[docs / "results" / "policies.md"] = policies_page()
     pages[docs / "results" / "speed.md"] = speed_page()
     pages[docs / "results" / "baselines.md"] = baselines_page()
@@ -493,9 +588,32 @@ def write_all(docs: Path = DOCS) -> list[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
-    return list(pages)
+    drawn = [docs / "environments" / picture(g) for g in GAMES if not picture(g).startswith("../")]
+    for path in drawn:  # a game without a committed animation: drawn from a seeded game, once
+        if not path.exists():
+            from card_envs.pictures import doc_animation
+
+            doc_animation(f"{path.stem}_v0", path)
+    return list(pages) + drawn
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python docs/_ext/generate.py --tables``: rewrite the committed pages' generated tables."""
+    args = sys.argv[1:] if argv is None else argv
+    if args != ["--tables"]:
+        print("usage: python docs/_ext/generate.py --tables   (rewrite the README's games table and the search "
+              "guide's table of defaults)", file=sys.stderr)
+        return 2
+    changed = update_tables()
+    print(f"rewrote {', '.join(str(p.relative_to(ROOT)) for p in changed)}" if changed else "the tables are current",
+          file=sys.stderr)
+    return 0
 
 
 def setup(app):
     app.connect("builder-inited", lambda app: write_all(Path(app.srcdir)))
     return {"version": "1", "parallel_read_safe": True}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

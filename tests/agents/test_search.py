@@ -3,8 +3,6 @@ cards, budgets, determinism, and the batched simulation against the rules-engine
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,16 +13,28 @@ from agents.base import start_game
 from agents.search import (ISMCTSAgent, PIMCAgent, _Node, keep_prior_unpaired, parse_options, simulate_batched,
                            simulate_rules, table_for)
 from tests.cases import resample_hidden
+from training.benchmark import protocol_table
+from training.opponents import heuristic_available
 
-CONFIGS = Path(__file__).resolve().parents[2] / "training" / "configs"
 GAMES = list(card_envs.ENVIRONMENTS)
 FAST = {"pimc": "pimc:worlds=3", "ismcts": "ismcts:iterations=12",
         "ismcts-prior": "ismcts:iterations=6,prior=heuristic,rollout=heuristic"}
 
 
+def fast(name: str) -> dict[str, str]:
+    """The quick search specs that play ``name``: with the heuristic as prior and rollout only in a
+    game that has a heuristic written."""
+    return {k: v for k, v in FAST.items() if "heuristic" not in v or heuristic_available(name)}
+
+
+def filler(name: str) -> str:
+    """Who plays the other seats: the heuristic, or random in a game without one written."""
+    return "heuristic" if heuristic_available(name) else "random"
+
+
 def table_of(name: str) -> dict:
     """The table the shipped PPO policy plays (two seats, one deal or round where the game allows)."""
-    return dict(json.loads((CONFIGS / f"{name}.json").read_text()).get("env_config") or {})
+    return protocol_table(name)
 
 
 def decisions(name: str, config: dict, seed: int, every: int = 1, limit: int = 6):
@@ -156,15 +166,15 @@ def test_act_before_start_game_is_a_clear_error():
 
 
 # ------------------------------------------------------------------------ legal play
-@pytest.mark.parametrize("name", GAMES)
-@pytest.mark.parametrize("kind", list(FAST))
+@pytest.mark.parametrize("name, kind", [(name, kind) for name in GAMES for kind in fast(name)])
 def test_the_search_agents_choose_only_legal_actions_in_every_game(name, kind):
     """Whole games on raw_env (which raises on an illegal action): the searcher in seat 0 then
-    seat 1, the heuristic elsewhere, at the default table and at the shipped policies' table."""
+    seat 1, the heuristic (random in a game without one) elsewhere, at the default table and at
+    the shipped policies' table."""
     searched = 0
     for config, seat in ((table_of(name), 0), ({}, 1)):
         env = card_envs.ENVIRONMENTS[name].raw_env(**config)
-        player, other = ready(FAST[kind], name, config, seed=3), agents.load("heuristic")
+        player, other = ready(FAST[kind], name, config, seed=3), agents.load(filler(name), seed=4)
         start_game(other, name, config, "player_0")
         env.reset(seed=11)
         budget = 4  # searched decisions per game (then the heuristic finishes it)
@@ -192,13 +202,13 @@ def test_the_choice_does_not_change_when_only_hidden_cards_change(name):
     for env, agent, obs in decisions(name, config, seed=2, every=3, limit=3):
         seat = env.possible_agents.index(agent)
         original = env.game_state
-        firsts = [ready(spec, name, config, seed=5).act(obs, agent, name) for spec in FAST.values()]
+        firsts = [ready(spec, name, config, seed=5).act(obs, agent, name) for spec in fast(name).values()]
         env.game_state = resample_hidden(rules, original, seat, rng)
         env._mask = None
         again = env.observe(agent)
         assert again["observation"].tobytes() == obs["observation"].tobytes()
         changed += rules.zones(env.game_state) != rules.zones(original)  # the hidden cards did move
-        assert [ready(spec, name, config, seed=5).act(again, agent, name) for spec in FAST.values()] == firsts
+        assert [ready(spec, name, config, seed=5).act(again, agent, name) for spec in fast(name).values()] == firsts
         env.game_state = original
         env._mask = None
     assert changed > 0, "the control: resample_hidden changed nothing, so the test proved nothing"

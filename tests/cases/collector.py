@@ -78,7 +78,7 @@ PROCESS_CONFIGS = [
     {"num_players": 2, "max_rounds": 6, "truncation_rule": "most_ranks"},
 ]
 
-#: configurations beyond the conformance ones that the differential test (``tests/vector/``)
+#: configurations beyond the conformance ones that ``tests/conformance/test_kernels.py``
 #: also plays, each reaching a branch of the kernels (``card_envs/set_collecting/kernels.py``) worth
 #: pinning
 VECTOR_CONFIGS = [

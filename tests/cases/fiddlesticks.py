@@ -95,7 +95,7 @@ PROCESS_CONFIGS = [
 ]
 
 
-#: configurations beyond the conformance ones that the differential test (``tests/vector/``)
+#: configurations beyond the conformance ones that ``tests/conformance/test_kernels.py``
 #: also plays, each reaching a branch of the kernels (``card_envs/fiddlesticks/kernels.py``) worth
 #: pinning
 VECTOR_CONFIGS = [

@@ -61,7 +61,7 @@ RARE_BRANCHES = {
     "round end reveals face-down cards": _round_end_reveal,
 }
 
-#: configurations beyond the conformance ones that the differential test (``tests/vector/``)
+#: configurations beyond the conformance ones that ``tests/conformance/test_kernels.py``
 #: also plays, each reaching a branch of the kernels (``card_envs/golf/kernels.py``) worth pinning
 VECTOR_CONFIGS = [
     {"num_players": 2, "target_score": 60, "dealer": 1},  # many rounds, stock rebuilds

@@ -53,7 +53,7 @@ PROCESS_CONFIGS = [
     {"num_players": 2, "max_rounds_per_deal": 4, "max_deals": 3},
 ]
 
-#: configurations beyond the conformance ones that the differential test (``tests/vector/``)
+#: configurations beyond the conformance ones that ``tests/conformance/test_kernels.py``
 #: also plays, each reaching a branch of the kernels (``card_envs/hot/kernels.py``) worth
 #: pinning
 VECTOR_CONFIGS = [

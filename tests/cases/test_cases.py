@@ -16,8 +16,18 @@ GAMES = list(card_envs.ENVIRONMENTS)
 MOVED = ("CONFORMANCE_CONFIGS", "PROCESS_CONFIGS", "RARE_BRANCHES")
 
 
-def test_every_registered_game_has_cases_and_no_other():
-    assert set(cases.BY_NAME) == set(card_envs.ENVIRONMENTS)
+def test_every_registered_game_has_cases_found_by_its_name():
+    for name in GAMES:
+        assert cases.of(name).__name__ == f"tests.cases.{name.removesuffix('_v0')}"
+
+
+def test_a_registered_game_without_its_cases_file_names_the_file_to_create(monkeypatch):
+    monkeypatch.setitem(card_envs.ENVIRONMENTS, "nocases_v0", card_envs.golf_v0)
+    with pytest.raises(cases.MissingCases, match=r"create tests/cases/nocases\.py with CONFORMANCE_CONFIGS"):
+        cases.of("nocases")
+    params = cases.parameters("nocases_v0", lambda c: [], arity=2)
+    assert len(params) == 1 and isinstance(params[0].values[0], cases.MissingCases), \
+        "only that game's tests get the error; the others are collected as usual"
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -32,7 +42,7 @@ def test_a_game_is_found_by_name_short_name_and_module(name):
 
 
 def test_an_unknown_game_is_refused():
-    with pytest.raises(KeyError, match="no cases"):
+    with pytest.raises(KeyError, match="no cases for 'poker_v0': not a registered game"):
         cases.of("poker_v0")
     with pytest.raises(TypeError):
         cases.of(np)
@@ -82,8 +92,8 @@ def test_a_subclass_of_a_games_rules_is_that_game():
     class Planted(golf_rules):
         pass
 
-    assert cases.for_rules(Planted(num_players=2)) is cases.golf
-    assert cases.for_rules(card_envs.hot_v0.raw_env().rules) is cases.hot  # not Collector's, though the engine is shared
+    assert cases.for_rules(Planted(num_players=2)) is cases.of("golf")
+    assert cases.for_rules(card_envs.hot_v0.raw_env().rules) is cases.of("hot")  # not Collector's, though the engine is shared
 
 
 @pytest.mark.parametrize("name", GAMES)

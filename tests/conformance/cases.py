@@ -1,5 +1,6 @@
 """Every registered environment × each of its CONFORMANCE_CONFIGS (``tests/cases/<game>.py``), as
-pytest parameters."""
+pytest parameters (a game without its cases file gets one parameter that fails each of its tests
+with the file to create: ``tests.cases.parameters``)."""
 
 from __future__ import annotations
 
@@ -23,14 +24,17 @@ def _config_id(name: str, cfg: dict) -> str:
 
 
 CASES = [
-    pytest.param(module, dict(cfg), id=_config_id(name, cfg))
+    case
     for name, module in card_envs.ENVIRONMENTS.items()
-    for cfg in cases.of(name).CONFORMANCE_CONFIGS
+    for case in cases.parameters(name, lambda c, name=name, module=module: [
+        pytest.param(module, dict(cfg), id=_config_id(name, cfg)) for cfg in c.CONFORMANCE_CONFIGS], arity=2)
 ]
 #: one configuration per environment (the first), for the costlier tests
 FIRST_CASES = [
-    pytest.param(module, dict(cases.of(name).CONFORMANCE_CONFIGS[0]), id=name)
+    case
     for name, module in card_envs.ENVIRONMENTS.items()
+    for case in cases.parameters(name, lambda c, name=name, module=module: [
+        pytest.param(module, dict(c.CONFORMANCE_CONFIGS[0]), id=name)], arity=2)
 ]
 
 

@@ -28,9 +28,8 @@ SLOW_PROCESS_GAMES = 6
 
 def _process_cases():
     for name, module in card_envs.ENVIRONMENTS.items():
-        c = cases.of(name)
-        configs = getattr(c, "PROCESS_CONFIGS", c.CONFORMANCE_CONFIGS)
-        yield pytest.param(module, configs, id=name)
+        yield from cases.parameters(name, lambda c, name=name, module=module: [
+            pytest.param(module, getattr(c, "PROCESS_CONFIGS", c.CONFORMANCE_CONFIGS), id=name)], arity=2)
 
 
 @pytest.mark.parametrize("module, configs", list(_process_cases()))

@@ -68,12 +68,12 @@ def test_the_rllib_backend_opponent_module_tells_its_agent_the_table():
     import gymnasium as gym
 
     import card_envs
-    from training.rllib_backend import _agent_module_class
+    from training.rllib_modules import agent_module_class
 
     env = card_envs.guillotine_v0.raw_env(mode="single", trick_rank_order="french")
     space = gym.spaces.Dict({"observations": env.observation_space("player_0")["observation"],
                              "action_mask": env.observation_space("player_0")["action_mask"]})
-    cls = _agent_module_class()
+    cls = agent_module_class()
     config = {"mode": "single", "trick_rank_order": "french"}
     module = cls(observation_space=space, action_space=env.action_space("player_0"),
                  model_config={"agent": "heuristic", "env_name": "guillotine_v0", "env_config": config})

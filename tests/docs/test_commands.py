@@ -83,9 +83,10 @@ BUDGET = {
 #: the checkout's folders: a command naming one runs in a copy of the checkout
 CHECKOUT = ("docs", "benchmarks", "tests", "notebooks")
 #: commands that rewrite the project's own files where its modules lie: they run in a copy of the
-#: checkout, its code on PYTHONPATH (the leaderboard into the README, the shipped curves' picture)
+#: checkout, its code on PYTHONPATH (the leaderboard into the README, the shipped curves' picture, a
+#: new game from the scaffold)
 WRITES_PROJECT = (lambda c: "--readme" in c.split(), lambda c: c.split()[:3] == ["python", "-m", "training.curves"]
-                  and "--out" not in c.split())
+                  and "--out" not in c.split(), lambda c: c.split()[:3] == ["python", "-m", "card_envs.scaffold"])
 #: ``--record`` appends a measurement to the project's recorded results: the test writes the same
 #: row with ``--json`` in the temporary folder instead (the project keeps what was measured)
 RECORD = ("--record", "--json recorded.json")

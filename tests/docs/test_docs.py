@@ -1,8 +1,9 @@
-"""The documentation site stays true: the generated environment pages have every section in the
-order users know, with the default table's spaces on top; every Python block of the guides and the
-README runs on its own, and prints what the page says it prints; every internal link resolves;
-the install page and the extras agree with pyproject; and the README's test command is the one CI
-runs. (The shell commands the pages show: ``test_commands.py``.)"""
+"""The documentation site stays true: every registered game has its environment page with every
+section in the order users know, the default table's spaces on top, and its rules page; every
+Python block of the guides and the README runs on its own, and prints what the page says it
+prints; every internal link resolves; the install page and the extras agree with pyproject; the
+README's generated tables are current and its test command is the one CI runs. (The shell
+commands the pages show: ``test_commands.py``.)"""
 
 from __future__ import annotations
 
@@ -38,9 +39,10 @@ def test_every_environment_page_has_every_section_in_order(game):
         body = page.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
         assert body.strip(), f"{game}: section {title!r} is empty"
     top = page.split("## Description", 1)[0]
-    assert f"../pictures/{game}.gif" in top, "the game in motion comes before the description"
-    gif = DOCS / "pictures" / f"{game}.gif"
-    assert gif.exists() and gif.stat().st_size < 200_000, "the animated picture is there and small"
+    assert generate.picture(game) in top, "the game in motion comes before the description"
+    gif = (DOCS / "environments" / generate.picture(game)).resolve()
+    if gif.exists():  # a game without a committed animation gets one at the build (below)
+        assert gif.stat().st_size < 200_000, "the animated picture is small"
     assert "| Segment |" in page  # the observation layout table
 
 
@@ -98,6 +100,25 @@ def test_every_version_history_entry_names_the_release_that_shipped_it(game):
         found = re.match(r"- `v(\d+)`, library (\d+\.\d+\.\d+)", entry)
         assert found, f"{game}: {entry[:60]!r} names no environment and library version"
         assert found.group(2) in _released(), f"{game}: library {found.group(2)} is no release in the CHANGELOG"
+
+
+@pytest.fixture(scope="module")
+def written() -> list[Path]:
+    return generate.write_all()
+
+
+@pytest.mark.parametrize("game", generate.GAMES)
+def test_every_game_has_its_rules_page_and_its_picture(game, written):
+    assert (DOCS / "rules" / f"{game}.md").exists(), \
+        f"no rules page for {game}: write docs/rules/{game}.md, the game's complete rules in the project's own words"
+    shown = (DOCS / "environments" / generate.picture(game)).resolve()
+    assert shown.exists(), f"{game}: no animated picture at {shown}"
+
+
+def test_a_game_without_its_rules_page_is_named(monkeypatch):
+    monkeypatch.setattr(generate, "DOCS", DOCS / "no-such-folder")
+    with pytest.raises(ValueError, match="write docs/rules/golf.md"):
+        generate.environment_page("golf")
 
 
 def test_a_page_without_a_section_is_refused(monkeypatch):
@@ -179,9 +200,25 @@ def test_internal_links_resolve():
     assert not broken, "links to nothing:\n" + "\n".join(broken)
 
 
+def _own_lines(text: str) -> list[str]:
+    """The README's lines outside its generated blocks (tables of one row a game: they grow with
+    the registry, the rest of the README does not)."""
+    for start, end in generate.generated_blocks(text):
+        head, rest = text.split(start, 1)
+        text = head + rest.split(end, 1)[1]
+    return text.splitlines()
+
+
+def test_the_readme_games_table_is_generated_from_the_registry():
+    text = (ROOT / "README.md").read_text()
+    shown = text.split(generate.GAMES_START, 1)[1].split(generate.GAMES_END, 1)[0]
+    assert shown.strip() == generate.games_table().strip(), "run python docs/_ext/generate.py --tables"
+
+
 def test_the_readme_is_a_front_door():
     text = (ROOT / "README.md").read_text()
-    assert len(text.splitlines()) <= 150
+    assert len(generate.generated_blocks(text)) == 3
+    assert len(_own_lines(text)) <= 150, "the README is a front door: at most 150 lines besides its generated tables"
     commands = [line.strip() for line in text.splitlines() if line.startswith("    pip install torch==2.13.0")]
     assert len(commands) == 2, "the quick start is exactly two commands"
     assert any("training.train" in c for c in commands)

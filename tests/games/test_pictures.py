@@ -46,6 +46,11 @@ def _random_steps(env, seed, cap):
 
 
 # --------------------------------------------------------------------------- shape and change
+#: what a picture whose size changes must keep fixed per configuration
+ONE_SIZE = ("the picture's size changed during a game: keep the scene's structure fixed per configuration (its "
+            "status lines, rows, each group's slots and columns; card_envs.pictures)")
+
+
 @pytest.mark.parametrize("module, config", CASES)
 def test_frames_along_a_random_game_are_images_of_one_size_that_follow_the_table(module, config):
     env = module.env(render_mode="rgb_array", **config)
@@ -59,9 +64,9 @@ def test_frames_along_a_random_game_are_images_of_one_size_that_follow_the_table
     for step, agent in _random_steps(env, seed=1, cap=60):
         if step % 10 == 0:
             frame = env.render()
-            assert frame.shape == first.shape and frame.dtype == np.uint8
+            assert frame.shape == first.shape and frame.dtype == np.uint8, ONE_SIZE
             seat = env.render_view(agent, mode="rgb_array")
-            assert seat.shape == first.shape and seat.dtype == np.uint8
+            assert seat.shape == first.shape and seat.dtype == np.uint8, ONE_SIZE
         if step:
             now = _spectator(env)
             assert now != before, f"step {step}: the table changed but the picture did not"
@@ -69,7 +74,8 @@ def test_frames_along_a_random_game_are_images_of_one_size_that_follow_the_table
             changed += 1
     assert changed >= 10 or env.game_state.terminated or env.game_state.truncated
     last = env.render()  # the finished (or 60-step) table draws at the same size
-    assert last.shape == first.shape and not np.array_equal(last, first)
+    assert last.shape == first.shape, ONE_SIZE
+    assert not np.array_equal(last, first)
 
 
 @pytest.mark.parametrize("module, config", FIRST_CASES)
@@ -80,7 +86,7 @@ def test_a_whole_game_draws_at_one_size(module, config):
         if step % 40 == 0:
             shapes.add(env.render().shape)
     shapes.add(env.render().shape)
-    assert len(shapes) == 1, shapes
+    assert len(shapes) == 1, f"{ONE_SIZE}: {sorted(shapes)}"
 
 
 def test_a_public_action_changes_the_picture_and_names_itself():

@@ -16,7 +16,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import card_envs
 import card_envs.openspiel as O
 
 DIR = Path(__file__).resolve().parent / "playthroughs"
@@ -59,7 +58,7 @@ def replay(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    names = argv or list(card_envs.ENVIRONMENTS)
+    names = argv or list(O.GAMES)
     DIR.mkdir(exist_ok=True)
     for name in names:
         name = name if name.endswith("_v0") else f"{name}_v0"

@@ -30,7 +30,7 @@ from tests import cases  # noqa: E402
 from tests.openspiel import playthrough  # noqa: E402
 from tests.openspiel.test_openspiel import TABLES  # noqa: E402
 
-GAMES = list(card_envs.ENVIRONMENTS)
+GAMES = list(O.GAMES)  # the games OpenSpiel is offered
 
 
 def step(state, rng, choose=None) -> None:

@@ -23,6 +23,8 @@ import card_envs.openspiel as O  # noqa: E402
 from card_envs.generators import copy_generator  # noqa: E402
 from card_envs.openspiel.chance import RecordingGenerator  # noqa: E402
 from card_envs.openspiel.game import options_from, parameter_specification  # noqa: E402
+from card_envs.openspiel.limits import LIMITS  # noqa: E402
+from card_envs.openspiel.seats import SEATS  # noqa: E402
 from tests import cases  # noqa: E402
 
 #: two tables per game: a small one and the benchmark protocol's (or another option set)
@@ -111,7 +113,9 @@ def test_the_openspiel_game_plays_exactly_as_the_env_in_many_games(name):
 # ------------------------------------------------------------------------ registration, parameters
 def test_every_game_is_registered_with_its_options_as_parameters():
     registered = set(pyspiel.registered_names())
-    assert set(O.GAMES.values()) <= registered and len(O.GAMES) == len(card_envs.ENVIRONMENTS)
+    assert set(O.GAMES.values()) <= registered
+    assert list(O.GAMES) == [n for n in card_envs.ENVIRONMENTS if n in LIMITS and n in SEATS], \
+        "every registered game whose limits and seats are declared is offered"
     for name, short in O.GAMES.items():
         game = pyspiel.load_game(short)
         config = card_envs.ENVIRONMENTS[name].raw_env().rules.config
@@ -120,6 +124,12 @@ def test_every_game_is_registered_with_its_options_as_parameters():
         assert options_from(params, type(config)) == {f.name: f.default for f in dataclasses.fields(config)}
         assert game.num_distinct_actions() == card_envs.ENVIRONMENTS[name].raw_env().rules.num_actions
         assert parameter_specification(type(config)) == params
+
+
+def test_a_game_without_its_openspiel_facts_is_refused_by_name(monkeypatch):
+    monkeypatch.setattr(O, "GAMES", {n: g for n, g in O.GAMES.items() if n != "golf_v0"})
+    with pytest.raises(ValueError, match="golf_v0 is not offered to OpenSpiel yet: declare its limits"):
+        O.load_game("golf")
 
 
 def test_parameters_keep_names_and_types_and_a_bad_one_is_the_envs_error():

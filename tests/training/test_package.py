@@ -78,3 +78,25 @@ def test_no_import_cycle_in_the_package():
 
     for m in modules:
         assert m not in reach(m), f"training/{m}.py imports itself through {sorted(graph[m])}"
+
+
+#: the most lines a module of the training package, and a function in it, may have: a module
+#: holds one job and a function one step of it (the RLlib backend was split by job to keep this)
+MODULE_LINES, FUNCTION_LINES = 600, 120
+
+
+def test_no_module_and_no_function_of_the_training_package_is_too_long():
+    too_long = []
+    for path in sorted(ROOT.rglob("*.py")):
+        text = path.read_text()
+        lines = len(text.splitlines())
+        if lines > MODULE_LINES:
+            too_long.append(f"training/{path.relative_to(ROOT)}: {lines} lines (at most {MODULE_LINES})")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > FUNCTION_LINES:
+                    too_long.append(f"training/{path.relative_to(ROOT)}: {node.name} is {length} lines "
+                                    f"(at most {FUNCTION_LINES})")
+    assert not too_long, "split by job:\n" + "\n".join(too_long)
+    assert len(list(ROOT.rglob("*.py"))) > 20, "the training package was found"

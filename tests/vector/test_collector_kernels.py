@@ -13,7 +13,7 @@ from card_envs import vector  # noqa: E402
 from card_envs.set_collecting.engine import ACQUIRE, OVER, PLAY  # noqa: E402
 from tests import cases  # noqa: E402
 from tests.cases.collector import resolves  # noqa: E402
-from tests.vector.differential import play_differential  # noqa: E402
+from tests.conformance.differential import play_differential  # noqa: E402
 
 
 # ------------------------------------------------------------------------------ helpers

@@ -5,7 +5,7 @@ for good), so ``report.random_events`` stays 0. Instead the rules engine's side 
 differential run is watched: every ``FiddlesticksRules.apply`` of a compared step is classified
 (hidden swap, wild 2s and 10s, the 9 rule, four in a row, pick-ups, blind plays, the end modes),
 and each branch must have been reached, with the two engines agreeing, over the configurations
-``tests/vector/test_differential.py`` plays (the same seeds and game counts: the same games).
+``tests/conformance/test_kernels.py`` plays (the same seeds and game counts: the same games).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import pytest
 pytest.importorskip("numba")
 
 from card_envs.fiddlesticks import rules as fr  # noqa: E402
-from tests.vector.differential import play_differential  # noqa: E402
-from tests.vector.test_differential import _games, configurations  # noqa: E402
+from tests.conformance.differential import play_differential  # noqa: E402
+from tests.conformance.test_kernels import _games, configurations  # noqa: E402
 
 NINE, TEN, TWO, EMPTY = fr.NINE, fr.TEN, fr.TWO, fr.EMPTY
 
@@ -136,7 +136,7 @@ def test_every_rule_branch_is_reached_and_compared_in_the_differential_run(count
     per_config = {}
     for k, cfg in enumerate(configurations("fiddlesticks")):
         before = Counter(counted)
-        # the same call as tests/vector/test_differential.py: the same games
+        # the same call as tests/conformance/test_kernels.py: the same games
         report = play_differential("fiddlesticks", dict(cfg), games=_games(cfg), seed=k, seats_per_step=6)
         assert report.mismatch is None, (cfg, report.mismatch)
         per_config[k] = counted - before

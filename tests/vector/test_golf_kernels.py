@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from tests.vector.differential import play_differential  # noqa: E402
+from tests.conformance.differential import play_differential  # noqa: E402
 
 
 def test_golf_stock_rebuilds_and_new_rounds_are_compared_after_resynchronising():

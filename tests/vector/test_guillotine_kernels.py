@@ -16,7 +16,7 @@ from card_envs.guillotine import kernels as gk  # noqa: E402
 from card_envs.guillotine import rules as gr  # noqa: E402
 from card_envs.guillotine import view as gv  # noqa: E402
 from tests.cases.guillotine import RARE_BRANCHES  # noqa: E402
-from tests.vector.differential import play_differential  # noqa: E402
+from tests.conformance.differential import play_differential  # noqa: E402
 
 
 #: what the recorder keeps of the state before each action (a full copy deep-copies the generator)

@@ -10,7 +10,7 @@ pytest.importorskip("numba")
 
 import card_envs  # noqa: E402
 from card_envs.set_collecting.engine import OVER  # noqa: E402
-from tests.vector.differential import play_differential  # noqa: E402
+from tests.conformance.differential import play_differential  # noqa: E402
 from tests.vector.test_collector_kernels import (  # noqa: E402
     branches_reached,
     hidden_commitment_check,

@@ -382,7 +382,7 @@ def test_the_one_pass_parallel_step_is_the_step_by_step_step_in_every_configurat
     same bytes, waiting games included, in every configuration the differential test plays."""
     import numba
 
-    from tests.vector.test_differential import configurations
+    from tests.conformance.test_kernels import configurations
 
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.fail("numba sees a single core: the parallel path cannot be compared")

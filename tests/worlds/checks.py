@@ -1,73 +1,17 @@
-"""What the determinization tests of Golf, Guilders and Fiddlesticks share: random states
-through ``env()``, the round-trip check, a brute-force posterior and a chi-square test."""
+"""What the games' own determinization tests share: a brute-force posterior, a chi-square test and
+states reached by play. The checks every game's worlds get (the round trip, the signature, twin
+states, bad input) are the conformance suite's (``tests/conformance/test_worlds.py``, helpers in
+``tests/conformance/worlds.py``)."""
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections import Counter
 from itertools import permutations
 
 import numpy as np
 
-
-def random_observations(module, cfg: dict, games: int, seed: int, every: int = 1, policy=None):
-    """(env, seat, observation vector) for every seat at every ``every``-th step of ``games``
-    games of random legal play through ``module.env(**cfg)`` (the game-over step included)."""
-    rng = np.random.default_rng(seed)
-    env = module.env(**cfg)
-    for g in range(games):
-        env.reset(seed=seed * 1000 + g)
-        for step, agent in enumerate(env.agent_iter(100_000)):
-            obs, _, term, trunc, _ = env.last()
-            done = term or trunc
-            if step % every == 0 or done:
-                for seat, a in enumerate(env.possible_agents):
-                    yield env, seat, env.observe(a)["observation"]
-            if done:
-                action = None
-            elif policy is not None:
-                action = policy(env, obs, rng)
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.integers(len(legal))])
-            env.step(action)
-
-
-def check_round_trip(module, cfg: dict, games: int, seed: int, every: int, continue_steps: int = 3,
-                     max_states: int | None = None) -> int:
-    """Each sampled world shown to seat 0 gives back the observation byte for byte, holds the
-    whole deck, and is a live rules state (a few legal steps from it apply). Returns how many
-    states were checked."""
-    rng = np.random.default_rng(seed + 7)
-    checked = 0
-    for env, seat, x in random_observations(module, cfg, games, seed, every):
-        raw = env.unwrapped
-        rules, codec, View = raw.rules, raw._codec, raw.View
-        world = module.sample_world(x, rng, **cfg)
-        y = codec.encode(View.view(world, 0))
-        assert y.dtype == x.dtype and y.tobytes() == x.tobytes(), (
-            f"seat {seat}: the world's observation differs\nobserved: {codec.decode(x)}\nsampled: {View.view(world, 0)}"
-        )
-        census = sorted(c for zone in rules.zones(world).values() for c in zone)
-        assert census == sorted(rules.deck()), "the sampled world's cards are not the deck"
-        for _ in range(continue_steps):
-            if world.current_player < 0 or world.terminated or world.truncated:
-                break
-            legal = np.flatnonzero(rules.legal_mask(world))
-            assert len(legal), "the sampled world has no legal action"
-            rules.apply(world, int(legal[rng.integers(len(legal))]))
-        checked += 1
-        if max_states is not None and checked >= max_states:
-            break
-    return checked
-
-
-def check_signature(sample_world) -> None:
-    """sample_world takes the observation, an rng and the env's options: no env, no state."""
-    params = list(inspect.signature(sample_world).parameters.values())
-    assert [p.name for p in params] == ["observation", "rng", "options"]
-    assert params[2].kind is inspect.Parameter.VAR_KEYWORD
+from tests.conformance.cases import random_action
 
 
 def brute_force(places: list, cards: list, consistent, statistic) -> Counter:
@@ -133,10 +77,5 @@ def state_where(module, cfg: dict, seed: int, predicate, policy=None, max_steps:
             if predicate(s):
                 return env
             obs = env.observe(env.agent_selection)
-            if policy is not None:
-                action = policy(env, obs, rng)
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.integers(len(legal))])
-            env.step(action)
+            env.step(policy(env, obs, rng) if policy is not None else random_action(obs, rng))
     raise AssertionError("no such state reached")

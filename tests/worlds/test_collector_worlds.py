@@ -6,10 +6,8 @@ public facts (dealer, commit order, laid-down hands, how the game ended) and pla
 that keeps the observation and leaves every opponent incomplete (the game goes on), found by
 brute force, checked with a chi-square test, for the rejection sampler and for its exact
 fallback programme; a deal that ignores the "nobody complete" fact leaves the support;
-(c) it never reads the true state: no env in its signature, and twin states that look the
-same to the observer give identical samples for the same seed.
-
-The helpers here serve Hot's tests too (``tests/worlds/test_hot_worlds.py``): same engine.
+The signature, twin states and bad input are the conformance suite's
+(``tests/conformance/test_worlds.py``). The helpers here serve Hot's tests too (``tests/worlds/test_hot_worlds.py``): same engine.
 """
 
 from __future__ import annotations
@@ -25,8 +23,8 @@ from card_envs.set_collecting import view as view_mod
 from card_envs.set_collecting import worlds as worlds_mod
 from card_envs.set_collecting.engine import NUM_RANKS, OVER
 from tests.cases import collector as collector_cases
-from tests.cases import resample_hidden
-from tests.worlds.checks import check_signature, chi_square, random_observations
+from tests.conformance.worlds import random_observations
+from tests.worlds.checks import chi_square
 
 
 def round_trip(module, cfg: dict, games: int, seed: int, every: int, limit: int = 10**9) -> int:
@@ -219,65 +217,3 @@ def check_posterior(module, cfg, max_unseen, monkeypatch, seed: int) -> None:
 
 def test_sampled_worlds_follow_the_exact_posterior(monkeypatch):
     check_posterior(collector_v0, {"num_players": 3, "hand_size": 12}, 6, monkeypatch, seed=5)
-
-
-# --------------------------------------------------------------- (c) no true state
-def check_twins(module, cfg: dict, seed: int) -> None:
-    """Two true states that differ only in what the observer cannot see (hidden cards, the
-    others' pending commitments) give the same observation and the same sample per seed."""
-    env = module.raw_env(**cfg)
-    rules = env.rules
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    compared = differed = 0
-    for step, agent in enumerate(env.agent_iter(400)):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        if step % 3 == 0:
-            seat = step % rules.num_players
-            truth = env.game_state
-            twin = resample_hidden(rules, truth, seat, rng)
-            differed += rules.zones(twin) != rules.zones(truth)
-            x, y = env._encode(truth, seat), env._encode(twin, seat)
-            assert x.tobytes() == y.tobytes()
-            a = module.sample_world(x, np.random.default_rng(step), **cfg)
-            b = module.sample_world(y.copy(), np.random.default_rng(step), **cfg)
-            for f in a.__slots__:
-                if f != "rng":
-                    assert getattr(a, f) == getattr(b, f), f
-            assert a.rng.integers(2**62) == b.rng.integers(2**62)
-            compared += 1
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert compared >= 5 and differed >= 3
-
-
-def test_it_takes_no_env_and_no_state():
-    check_signature(collector_v0.sample_world)
-    assert "sample_world" in collector_v0.__all__
-
-
-def test_twin_states_give_identical_samples():
-    check_twins(collector_v0, {"num_players": 3}, seed=6)
-
-
-def check_bad_input(module, cfg: dict) -> None:
-    env = module.env(**cfg)
-    env.reset(seed=1)
-    obs = env.observe("player_0")
-    rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="must be a vector"):
-        module.sample_world(obs["observation"][:-1], rng, **cfg)
-    with pytest.raises(ValueError, match="Generator"):
-        module.sample_world(obs, 7, **cfg)
-    with pytest.raises(ValueError, match="must be a vector|players"):
-        module.sample_world(obs, rng, **{**cfg, "num_players": 3})
-    with pytest.raises(ValueError, match="unknown option"):
-        module.sample_world(obs, rng, **cfg, colour="red")
-    world = module.sample_world(obs, rng, **cfg)  # the dict form works
-    assert env.unwrapped._encode(world, 0).tobytes() == obs["observation"].tobytes()
-
-
-def test_bad_input_is_a_value_error():
-    check_bad_input(collector_v0, {"num_players": 2})

@@ -4,8 +4,8 @@
 (b) they follow the exact posterior: every deal that replays the recorded history to the same
 observation, found by brute force, checked with a chi-square test (a sampler that ignores the
 voids fails it; under ``-m slow``, so does the greedy card-by-card deal of ``resample_hidden``);
-(c) it never reads the true state: no env in its signature, and twin states that look the
-same to the observer give identical samples for the same seed.
+and a single deal's observation is refused with the full game's options. The signature, twin
+states and generic bad input are the conformance suite's (``tests/conformance/test_worlds.py``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from card_envs.guillotine.view import Codec, view
 from card_envs.guillotine.worlds import playable_cards
 from tests.cases import guillotine as guillotine_cases
 from tests.cases import resample_hidden
-from tests.worlds.checks import check_signature, chi_square, random_observations
+from tests.conformance.worlds import random_observations
+from tests.worlds.checks import chi_square
 
 CODEC = Codec()
 
@@ -194,55 +195,10 @@ def test_a_greedy_deal_keeping_the_voids_fails_the_posterior_test():
     assert stat < crit
 
 
-# --------------------------------------------------------------- (c) no true state
-def test_it_takes_no_env_and_no_state():
-    check_signature(guillotine_v0.sample_world)
-    assert "sample_world" in guillotine_v0.__all__
-
-
-def test_twin_states_give_identical_samples():
-    """Two true states that differ only in cards the observer cannot see give the same
-    observation, and the same sample for the same seed: the sampler cannot be reading them."""
-    cfg = {"mode": "single"}
-    env = guillotine_v0.raw_env(**cfg)
-    rules = env.rules
-    rng = np.random.default_rng(3)
-    env.reset(seed=4)
-    compared = differed = 0
-    for step, agent in enumerate(env.agent_iter(200)):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        if step % 4 == 0:
-            seat = step % 4
-            truth = env.game_state
-            twin = resample_hidden(rules, truth, seat, rng)
-            differed += twin.hands != truth.hands
-            x, y = CODEC.encode(view(truth, seat)), CODEC.encode(view(twin, seat))
-            assert x.tobytes() == y.tobytes()
-            a = guillotine_v0.sample_world(x, np.random.default_rng(step), **cfg)
-            b = guillotine_v0.sample_world(y.copy(), np.random.default_rng(step), **cfg)
-            assert all(getattr(a, f) == getattr(b, f) for f in a.SCHEMA.names if f != "rng")
-            assert a.rng.integers(2**62) == b.rng.integers(2**62)
-            compared += 1
-        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-    assert compared >= 5 and differed >= 3
-
-
-def test_bad_input_is_a_value_error():
+# --------------------------------------------------------------- bad input
+def test_a_single_deals_observation_with_the_full_games_options_is_refused():
     env = guillotine_v0.env(mode="single")
     env.reset(seed=1)
     obs = env.observe("player_0")
-    rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="must be a vector"):
-        guillotine_v0.sample_world(obs["observation"][:-1], rng, mode="single")
-    with pytest.raises(ValueError, match="Generator"):
-        guillotine_v0.sample_world(obs, 7, mode="single")
     with pytest.raises(ValueError, match="deal"):
-        guillotine_v0.sample_world(obs, rng)  # the full game's options for a single-deal observation
-    with pytest.raises(ValueError, match="unknown option"):
-        guillotine_v0.sample_world(obs, rng, mode="single", colour="red")
-    world = guillotine_v0.sample_world(obs, rng, mode="single")  # the dict form works
-    assert CODEC.encode(view(world, 0)).tobytes() == obs["observation"].tobytes()
-    assert math.isfinite(float(world.rng.random()))
+        guillotine_v0.sample_world(obs, np.random.default_rng(0))
