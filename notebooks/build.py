@@ -9,19 +9,47 @@ variables the notebooks read:
 
 - ``CARD_ENVS_NB_GAMES``: games per tournament (each notebook documents its default);
 - ``CARD_ENVS_NB_TIMESTEPS``: PPO's training budget in ``your_agent.ipynb`` (default 200,000
-  learner decisions, a few minutes on two cores; CI trains one rollout, 4,096);
+  learner decisions, a few minutes on two cores; CI asks for 4,096, which training rounds up to
+  one rollout);
 - ``CARD_ENVS_NB_RUNS``: the folder ``your_agent.ipynb`` writes its training run into (default
   ``runs``, as ``python -m training.train`` does).
 
 The committed outputs come from ``python notebooks/build.py --execute`` with the tournament
 defaults and, for ``your_agent.ipynb``, CI's training budget (``CARD_ENVS_NB_TIMESTEPS=4096``,
-one PPO rollout: the notebook says so), so that regenerating them takes a minute, not ten.
+rounded up to one PPO rollout: the notebook says so), so that regenerating them takes a few
+minutes on two cores: ``--execute`` sets that budget itself (:data:`COMMITTED_BUDGET`), whatever
+the shell has set.
+
+What the outputs were executed against is recorded in each notebook's metadata
+(``metadata["card_envs"]``): the budget, and the fingerprint :func:`executed_against` computes.
+The kernel runs this checkout's code (``PYTHONPATH`` starts with it, and the build checks where
+the kernel imported ``card_envs``, ``agents`` and ``training`` from). The fingerprint is the
+sha256 of
+
+- the library's version, ``__version__`` as written in ``card_envs/__init__.py``;
+- the sha256 of every file matching :data:`FINGERPRINT_INPUTS`, by its path in the checkout: the
+  shipped policies (``agents/pretrained/*.zip``), their records (the table each was trained at)
+  and learning curves, the heuristics' source (``agents/heuristic.py``, ``agents/heuristics/``
+  and their compiled twins, ``agents/heuristics/compiled/``) and the leaderboard's score cards
+  (``benchmarks/scorecards/``), which the notebooks set their results beside.
+
+written as compact JSON with sorted keys, ``{"card_envs": VERSION, "files": {PATH: SHA256}}``.
+Paths are relative, with ``/``; text files (all but the zips) are hashed with their line endings
+as ``\\n``, so a checkout on another machine, or one that writes ``\\r\\n``, gives the same
+fingerprint. Any of these files changed, added or removed, or the version bumped, and the
+notebooks are stale (:func:`staleness`): a test fails and the documentation's build warns (an
+error under ``-W``) until ``python notebooks/build.py --execute`` runs them again. The rest of
+the library's code is covered by its version, not file by file.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import hashlib
+import json
 import os
+import re
 import textwrap
 from pathlib import Path
 
@@ -29,6 +57,30 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+#: the command that regenerates the committed outputs
+REGENERATE = "python notebooks/build.py --execute"
+#: the files (glob patterns from the checkout's root) the committed outputs depend on besides the
+#: cells below and the library's code: the module's docstring says why each
+FINGERPRINT_INPUTS = (
+    "agents/pretrained/*.zip",
+    "agents/pretrained/*.json",
+    "agents/pretrained/*.eval.csv",
+    "agents/heuristic.py",
+    "agents/heuristics/*.py",
+    "agents/heuristics/compiled/*.py",
+    "benchmarks/scorecards/*.json",
+    "benchmarks/scorecards/shorter/*.json",
+)
+#: the environment variables the notebooks read their budget from
+BUDGET_VARIABLES = ("CARD_ENVS_NB_GAMES", "CARD_ENVS_NB_TIMESTEPS")
+#: the budget of the committed outputs: the notebooks' own defaults but for PPO's training in
+#: your_agent.ipynb, 4,096 decisions, rounded up to one rollout (the notebook says so)
+COMMITTED_BUDGET = {"CARD_ENVS_NB_TIMESTEPS": "4096"}
+#: run last in the kernel (and dropped from the notebook): where it imported the project's code from
+_PROBE = ("import json, card_envs, agents, training\n"
+          "print(json.dumps({m.__name__: m.__file__ for m in (card_envs, agents, training)}))")
 
 
 def code(text: str):
@@ -140,6 +192,16 @@ TOUR = [
         "result = tournament('golf_v0', ['heuristic', 'random'], GAMES, {'num_players': 2, 'num_rounds': 1})\n"
         "print(result.table())"
     ),
+    markdown("""
+        Two-player Golf of one round is Golf's benchmark table, where the leaderboard measures the
+        library's agents ([its Golf row](../results/leaderboard.md#golf-v0)): it has this pair too,
+        from other deals. `leaderboard.compare` sets its result beside this one.
+    """),
+    code("""
+        from training import leaderboard
+
+        print(leaderboard.compare(result))
+    """),
 ]
 
 COMPARE = [
@@ -148,8 +210,9 @@ COMPARE = [
 
         Pick a game; the notebook seats the random, heuristic and PPO agents at one table, runs a
         tournament (every deal played once per rotation of the line-up, 95% intervals over deals) and
-        shows the results, a bar chart, score distributions, the win-rate matrix, the PPO learning
-        curve, and a game of the strongest agent replayed from its record, as pictures.
+        shows the results, sets the head-to-head results beside the leaderboard's, then a bar chart,
+        score distributions, the win-rate matrix, the PPO learning curve, and a game of the strongest
+        agent replayed from its record, as pictures.
 
         The PPO policy is either the one shipped for the game (`RUN_DIR = None`) or a training run of
         yours (`RUN_DIR = 'runs/<game>/<run>'`, from `python -m training.train`). A policy knows only
@@ -158,6 +221,12 @@ COMPARE = [
         the training table recorded beside the shipped policy (`agents/pretrained/<game>.json`). Set
         `CONFIG` to play another table: PPO then sits out with the reason printed (or add `,any_table`
         to `PPO_FLAGS` to seat it anyway, out of its depth).
+
+        `GAMES` is 6,000 by default (`CARD_ENVS_NB_GAMES` overrides it): at a two-seat table every
+        two of the three agents then meet on 1,000 deals, each deal played in both seatings, 2,000
+        games a pair. Two close agents need that many for the interval of their result to settle
+        which is ahead; with a few hundred games it can include 0, and then it says nothing about
+        their order.
     """),
     code("""
         import os
@@ -165,7 +234,7 @@ COMPARE = [
         RUN_DIR = None   # a training run folder (runs/<game>/<run>): its policy at its table; None: the shipped policy
         CONFIG = None    # the table's options; None: the table the PPO policy was trained at
         PPO_FLAGS = ''   # e.g. ',sample' (sample from the policy instead of argmax) or ',any_table'
-        GAMES = int(os.environ.get('CARD_ENVS_NB_GAMES', 1000))
+        GAMES = int(os.environ.get('CARD_ENVS_NB_GAMES', 6000))
     """),
     code("""
         import csv, json
@@ -187,7 +256,7 @@ COMPARE = [
             trained_at = info['config']['env_config'] if info else None
             ppo_spec = 'ppo'
             curve = shipped / (info['learning_curve'] if info else f'{GAME}.eval.csv')
-            print(f'PPO: the policy shipped for {GAME}, trained on {trained_at} ({record})')
+            print(f'PPO: the policy shipped for {GAME}, trained on {trained_at} ({os.path.relpath(record)})')
         if CONFIG is None:
             CONFIG = dict(trained_at or {})
             print(f'table: {CONFIG}, the PPO policy\\'s training table (set CONFIG to play another)')
@@ -208,6 +277,29 @@ COMPARE = [
         "result = tournament(GAME, specs, GAMES, CONFIG, seed=0, workers=2, names=names, save_games=True)\n"
         "print(result.table())"
     ),
+    markdown("""
+        ## The same agents on the leaderboard
+
+        The leaderboard ([its Golf row](../results/leaderboard.md#golf-v0), the other games below it;
+        `python -m training.leaderboard` in a checkout) measures these agents at each game's
+        benchmark table, which is the table the shipped policy was trained at. So with the shipped
+        policy at its own table, its head-to-head results (each agent in one seat against copies of
+        another, from the score cards in `benchmarks/scorecards/`) measure what this tournament
+        does at two seats: the same agents, the same table, the same rank reward, on duplicate
+        deals. They differ in the deals (other seeds) and the budget: the leaderboard plays fewer
+        games a pair (its protocol's number), so its intervals are wider.
+
+        `leaderboard.compare(result)` sets the two side by side: the first agent's mean rank reward
+        against the second, here (at two seats, half the margin printed above: the rank reward is
+        +1 to the winner and −1 to the loser) and on the leaderboard, each with its interval and
+        the direction it settles, and whether they agree. With another table, another policy
+        (`RUN_DIR`) or another way of playing it (`PPO_FLAGS`), it says what differs instead.
+    """),
+    code("""
+        from training import leaderboard
+
+        print(leaderboard.compare(result))
+    """),
     code("""
         rows = result.summary()
         fig, ax = plt.subplots(1, 2, figsize=(10, 3.5))
@@ -302,10 +394,10 @@ YOUR_AGENT = [
         Budgets come from environment variables, so that CI runs the notebook in well under a
         minute: `CARD_ENVS_NB_GAMES` (games per tournament, default 600) and `CARD_ENVS_NB_TIMESTEPS`
         (PPO's training budget, default 200,000 learner decisions: about five minutes on two cores).
-        **The outputs saved in this notebook trained PPO at CI's budget, 4,096 decisions (one
-        rollout)**: that policy has barely moved from its random start, so it plays no better than
-        random in the comparison. Run the notebook with the default budget for a policy that has
-        learned something.
+        **The outputs saved in this notebook trained PPO at CI's budget, 4,096 decisions, which
+        training rounds up to one rollout** (its output says how many decisions that is): that
+        policy has barely started learning, and the comparison at the end shows how far that gets
+        it. Run the notebook with the default budget for a policy that has learned something.
     """),
     code("""
         import os
@@ -314,7 +406,7 @@ YOUR_AGENT = [
         GAMES = int(os.environ.get('CARD_ENVS_NB_GAMES', 600))
         TIMESTEPS = int(os.environ.get('CARD_ENVS_NB_TIMESTEPS', 200_000))
         RUNS = os.environ.get('CARD_ENVS_NB_RUNS', 'runs')   # where training writes its run folder
-        print(f'{GAME} {CONFIG}: {GAMES} games per tournament, PPO trained for {TIMESTEPS:,} decisions into {RUNS}/')
+        print(f'{GAME} {CONFIG}: {GAMES} games per tournament, PPO trained for {TIMESTEPS:,} decisions (rounded up to whole rollouts) into {RUNS}/')
     """),
     markdown("""
         ## 1. Write an agent
@@ -448,6 +540,9 @@ YOUR_AGENT = [
         process and its `end_game` log fills here (to spread a tournament over processes, or to use
         it from the command line, put the class in a file and name it by spec:
         `py:my_agents.py:GreedyGolfer`).
+
+        Three-player Golf is not the table the leaderboard plays (two players, one round), so it has
+        no numbers to set beside these.
     """),
     code("""
         from training.evaluate import tournament
@@ -553,16 +648,121 @@ YOUR_AGENT = [
 NOTEBOOKS = {"tour.ipynb": TOUR, "compare_policies.ipynb": COMPARE, "your_agent.ipynb": YOUR_AGENT}
 
 
+# ----------------------------------------------------------------- what the outputs depend on
+def library_version(root: Path = ROOT) -> str:
+    """``card_envs.__version__`` as ``card_envs/__init__.py`` in ``root`` writes it (not imported:
+    the check reads the checkout, whatever copy of the library is installed)."""
+    text = (Path(root) / "card_envs" / "__init__.py").read_text()
+    found = re.search(r"^__version__\s*=\s*[\"']([^\"']+)[\"']", text, re.M)
+    if not found:
+        raise ValueError(f"{root}/card_envs/__init__.py sets no __version__")
+    return found.group(1)
+
+
+def file_sha256(path: Path) -> str:
+    """A file's sha256, a text file's (anything but a zip) with its line endings read as ``\\n``."""
+    data = Path(path).read_bytes()
+    if Path(path).suffix != ".zip":
+        data = data.replace(b"\r\n", b"\n")
+    return hashlib.sha256(data).hexdigest()
+
+
+def executed_against(root: Path = ROOT) -> dict:
+    """What the notebooks' outputs depend on in the checkout at ``root``: the library's version,
+    the sha256 of every file of :data:`FINGERPRINT_INPUTS` by its relative path, and their
+    ``fingerprint`` (the module's docstring defines it)."""
+    root = Path(root)
+    files = {}
+    for pattern in FINGERPRINT_INPUTS:
+        for path in sorted(root.glob(pattern)):
+            if path.is_file():
+                files[path.relative_to(root).as_posix()] = file_sha256(path)
+    version = library_version(root)
+    blob = json.dumps({"card_envs": version, "files": files}, sort_keys=True, separators=(",", ":"))
+    return {"fingerprint": hashlib.sha256(blob.encode()).hexdigest(), "card_envs": version,
+            "files": dict(sorted(files.items()))}
+
+
+def staleness(nb, name: str, root: Path = ROOT) -> str | None:
+    """None when the notebook ``name`` (read with nbformat) is current: its cells are this
+    file's and its outputs were executed against the checkout at ``root`` as it is (the same
+    fingerprint). Otherwise why not, naming what changed, and the command that regenerates it."""
+    if name not in NOTEBOOKS:
+        return f"no notebook {name} is written by notebooks/build.py"
+    why = []
+    if [c.source for c in nb.cells] != [c.source for c in NOTEBOOKS[name]]:
+        why.append("its cells are not those of notebooks/build.py")
+    recorded = (nb.metadata.get("card_envs") or {}).get("executed_against")
+    now = executed_against(root)
+    if not recorded:
+        why.append("it records nothing its outputs were executed against")
+    elif recorded.get("fingerprint") != now["fingerprint"]:
+        old, new = recorded.get("files") or {}, now["files"]
+        changed = [f"{path} ({'added' if path not in old else 'removed' if path not in new else 'changed'})"
+                   for path in sorted(set(old) | set(new)) if old.get(path) != new.get(path)]
+        if recorded.get("card_envs") != now["card_envs"]:
+            changed.insert(0, f"card_envs {recorded.get('card_envs')} -> {now['card_envs']}")
+        why.append(f"its outputs were executed against another checkout (fingerprint "
+                   f"{str(recorded.get('fingerprint'))[:12]}, this one {now['fingerprint'][:12]}; changed since: "
+                   f"{', '.join(changed) or 'the fingerprint itself'})")
+    return f"{'; '.join(why)}: regenerate it with {REGENERATE}" if why else None
+
+
+# ---------------------------------------------------------------------------------- running
+def execute_notebook(nb, variables: dict, timeout: int = 1200, root: Path = ROOT):
+    """Runs the notebook ``nb`` top to bottom in a new kernel, in ``root`` and on its code
+    (``PYTHONPATH`` starts with ``root``), with the environment variables ``variables`` (one of
+    :data:`BUDGET_VARIABLES` not in it is unset, so the notebook's default applies; a value None
+    unsets the variable too). Raises when the kernel imported the project's code from anywhere
+    else. Returns ``nb``, its outputs filled in."""
+    from nbclient import NotebookClient
+
+    root = Path(root).resolve()
+    env = {k: v for k, v in os.environ.items() if k not in BUDGET_VARIABLES}
+    env.update({k: str(v) for k, v in variables.items() if v is not None})
+    for k in [k for k, v in variables.items() if v is None]:
+        env.pop(k, None)
+    env["PYTHONPATH"] = os.pathsep.join([str(root)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    nb.cells.append(new_code_cell(_PROBE))
+    try:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(root)}}).execute(env=env)
+        probe = nb.cells[-1]
+    finally:
+        nb.cells.pop()
+    origins = json.loads("".join(o.get("text", "") for o in probe.outputs if o.output_type == "stream"))
+    check_origins(origins, root)
+    return nb
+
+
+def check_origins(origins: dict, root: Path = ROOT) -> None:
+    """Raises unless every module of ``origins`` (name: its ``__file__``) was imported from
+    ``root``: a kernel that ran another copy of the library (an editable install of another
+    checkout) computed nothing about this one."""
+    root = Path(root).resolve()
+    elsewhere = {m: f for m, f in origins.items() if not Path(f).resolve().is_relative_to(root)}
+    if elsewhere:
+        raise RuntimeError(f"the kernel imported {', '.join(f'{m} from {f}' for m, f in elsewhere.items())}, not "
+                           f"from {root}: its outputs would describe another copy of the library")
+
+
 def build(execute: bool = False, names=None, timeout: int = 1200) -> list[Path]:
+    """Writes the notebooks (``names``, or all); with ``execute``, runs each at
+    :data:`COMMITTED_BUDGET` first and records in its metadata what its outputs were executed
+    against (:func:`executed_against`) and at what budget."""
     written = []
     for name, cells in NOTEBOOKS.items():
         if names and name not in names:
             continue
-        nb = new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+        nb = new_notebook(cells=copy.deepcopy(cells),
+                          metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
         if execute:
-            from nbclient import NotebookClient
-
-            NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(HERE.parent)}}).execute()
+            print(f"executing {name} ...", flush=True)
+            against = executed_against()
+            execute_notebook(nb, {**COMMITTED_BUDGET, "MPLBACKEND": None}, timeout)  # the figures inline, as a reader sees them
+            if executed_against() != against:
+                raise RuntimeError(f"the checkout changed while {name} ran: run {REGENERATE} again")
+            nb.metadata["card_envs"] = {"executed_against": against, "budget": dict(COMMITTED_BUDGET),
+                                        "regenerate": REGENERATE}
         path = HERE / name
         nbformat.write(nb, path)
         written.append(path)
@@ -574,6 +774,6 @@ if __name__ == "__main__":
     ap.add_argument("--execute", action="store_true")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
-    os.chdir(HERE.parent)
+    os.chdir(ROOT)
     for p in build(args.execute, args.names):
         print("wrote", p)

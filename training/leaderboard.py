@@ -152,7 +152,7 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
     """The leaderboard page: the summary, then per game its benchmark table, each agent's score,
     95% interval and milliseconds per decision in columns of their own, and the approximate
     exploitability of :data:`EXPLOITED` with what a negative value means."""
-    from training.benchmark import GAMES, TABLES
+    from training.benchmark import GAMES, GAUNTLET, TABLES
 
     shown = measured(folder)
     by = {(r["target"], r["game"]): r for r in exploitability(exploit_path)}
@@ -164,7 +164,7 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
              "Each game's table, then each agent's score with its 95% interval (over deals; the score's "
              "interval combines the four gauntlet members' in quadrature) and its own cost, milliseconds per "
              "decision on the machine named above; the games per gauntlet member (the protocol plays "
-             f"{GAMES}).", "",
+             f"{GAMES}); then its head-to-head results, the numbers its score is the mean of.", "",
              "**Exploitability** (approximate, a lower bound at the budget shown): a new PPO policy trained from "
              "scratch against the target alone, then measured against it over 1,000 duplicate deals; its mean "
              "rank reward is how much the target can be exploited. **A negative value means the best response "
@@ -183,6 +183,18 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
             mark = "†" if not card.get("conforms") else ""
             lines.append(f"| `{a}` | {_signed(part['score'])}{mark} | {_interval(part['score_low'], part['score_high'])} | "
                          f"{_ms(part.get('timing', {}).get('ms_per_decision'))} | {card.get('games_per_member', '')} |")
+        lines += ["", "Head to head: each agent's mean rank reward in one seat against copies of each gauntlet member "
+                  "(its score is their mean), with its 95% interval.", "",
+                  "| agent | " + " | ".join(f"against `{m}`" for m in GAUNTLET) + " |",
+                  "|---|" + "---:|" * len(GAUNTLET)]
+        for a in AGENTS:
+            _, part = shown.get(a, {}).get(g, (None, None))
+            if part is None:
+                continue
+            met = {r["opponent"]: r for r in part.get("results", [])}
+            cells = [f"{_signed(met[m]['mean_reward'])} {_interval(met[m]['reward_low'], met[m]['reward_high'])}"
+                     if m in met else "—" for m in GAUNTLET]
+            lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
         lines += ["", "| best response trained against | its mean reward | 95% interval | training budget |",
                   "|---|---:|---:|---:|"]
         for t in EXPLOITED:
@@ -194,6 +206,133 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
                              f"| {_budget(row)} |")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _sides(mean: float, low: float, high: float, a: str, b: str) -> str:
+    """Which way an interval of a's reward against b points, in words."""
+    if low > 0:
+        return f"{a} ahead"
+    if high < 0:
+        return f"{b} ahead"
+    return "no clear direction"
+
+
+def _same_policy(mine: dict | None, theirs: dict | None) -> bool:
+    """Whether a tournament's agent (its resolved policy record) is the one a score card names:
+    the same spec, and the same policy file (sha256) where either names one."""
+    if not mine or not theirs or mine.get("spec") != theirs.get("spec"):
+        return False
+    return mine.get("sha256") == theirs.get("sha256")
+
+
+def compare(result, folder: Path = SCORECARDS) -> str:
+    """A tournament's head-to-head results beside the leaderboard's, in words: the leaderboard's
+    row of the game (each agent's score), then, for every two agents of ``result`` that the
+    leaderboard measured against each other, the first's mean rank reward against the second
+    here and on the leaderboard (the first agent's score card, or at two seats the second's
+    negated: the rank reward is zero-sum there), each with its 95% interval and its direction,
+    and whether the two agree.
+
+    The two measure the same thing only at the leaderboard's table (the game's benchmark table),
+    with the very agents it measured (the same spec, the same policy file) and in its seating
+    (one agent against copies of the other: any two-seat tournament, or the field seating);
+    otherwise this says which of these differs instead of setting numbers side by side.
+    ``result`` is a :class:`training.results.TournamentResult`."""
+    from agents.base import table_options
+    from card_envs.cli import format_options
+    from training.benchmark import TABLES
+
+    game = result.env_name
+    anchor = game.replace("_", "-")
+    shown = measured(folder)
+    if game not in TABLES:
+        return f"The leaderboard has no {game}."
+    table = TABLES[game]
+    lines = [f"The leaderboard (docs/results/leaderboard.md#{anchor}; python -m training.leaderboard) plays {game} at "
+             f"{format_options(table)}, the game's benchmark table."]
+    scores = [f"{a} {part['score']:+.3f} [{part['score_low']:+.3f}, {part['score_high']:+.3f}]"
+              for a in AGENTS for _, part in [shown.get(a, {}).get(game, (None, None))] if part is not None]
+    if scores:
+        lines.append("Its scores (mean rank reward against copies of each gauntlet member, 95% intervals): "
+                     + ", ".join(scores) + ".")
+    if table_options(game, result.config) != table_options(game, table):  # the defaults filled in
+        return "\n".join(lines + [f"This tournament's table, {format_options(result.config) or 'the defaults'}, "
+                                  "is another: its numbers are not the leaderboard's to compare."])
+    if result.reward_range is None:
+        return "\n".join(lines + ["This tournament's rewards are not the rank reward the leaderboard reports."])
+    if result.num_seats != 2 and result.seating != "field":
+        return "\n".join(lines + [f"At {result.num_seats} seats a line-up of several agents is not the leaderboard's "
+                                  "seating (one agent against copies of another): play tournament(..., field=True) "
+                                  "for its head-to-head numbers."])
+    # the tournament's agents the leaderboard measured: the same spec and policy file as its card
+    ours: dict[int, str] = {}
+    for i, name in enumerate(result.agent_names):
+        mine = result.policies.get(name)
+        for a in AGENTS:
+            _, part = shown.get(a, {}).get(game, (None, None))
+            if part is not None and _same_policy(mine, part.get("agent")):
+                ours[i] = a
+                break
+        else:
+            spec = (mine or {}).get("spec") or "an agent object"
+            lines.append(f"{name}{'' if spec == name else f' ({spec})'} is not an agent the leaderboard measured "
+                         "(the same spec and policy file).")
+
+    def recorded(a: str, b: str):
+        """(mean, low, high, games) of a against b on the leaderboard, or None."""
+        _, part = shown.get(a, {}).get(game, (None, None))
+        if part is None:
+            return None
+        members = {m.get("spec"): m for m in part.get("gauntlet", [])}
+        b_part = shown.get(b, {}).get(game, (None, None))[1]
+        for r in part.get("results", []):
+            if r["opponent"] == b and (b_part is None or _same_policy(members.get(b), b_part.get("agent"))):
+                return r["mean_reward"], r["reward_low"], r["reward_high"], r["games"]
+        return None
+
+    pairs = [(i, j) for i in ours for j in ours if i < j]
+    if result.seating == "field":
+        pairs = [(0, 1)] if {0, 1} <= set(ours) else []
+    if not pairs:
+        lines.append("No two agents of this tournament met on the leaderboard.")
+        return "\n".join(lines)
+    lines.append("Head to head, the first agent's mean rank reward against the second (95% intervals), here and on "
+                 "the leaderboard (a score card: one agent in one seat against copies of the other):")
+    for i, j in pairs:
+        here = result.against(i, j)
+        if result.seating != "field" and here["mean_reward"] < 0:  # read from the side that is ahead here
+            i, j = j, i
+            here = result.against(i, j)
+        a, b = ours[i], ours[j]
+        there = recorded(a, b)
+        if there is None and result.num_seats == 2:
+            flipped = recorded(b, a)
+            there = None if flipped is None else (-flipped[0], -flipped[2], -flipped[1], flipped[3])
+        name_a, name_b = result.agent_names[i], result.agent_names[j]
+        text = (f"  {name_a} vs {name_b}: here {here['mean_reward']:+.3f} [{here['reward_low']:+.3f}, "
+                f"{here['reward_high']:+.3f}] over {here['games']} games, "
+                f"{_sides(here['mean_reward'], here['reward_low'], here['reward_high'], name_a, name_b)}")
+        if there is None:
+            lines.append(text + "; the leaderboard has no such result.")
+            continue
+        mean, low, high, games = there
+        text += (f"; leaderboard {mean:+.3f} [{low:+.3f}, {high:+.3f}] over {games} games, "
+                 f"{_sides(mean, low, high, name_a, name_b)}: ")
+        settled_here, settled_there = here["reward_low"] > 0 or here["reward_high"] < 0, low > 0 or high < 0
+        if low > here["reward_high"] or high < here["reward_low"]:
+            text += ("DISAGREE, the intervals do not overlap (another policy, table or rule, or one of the two is "
+                     "out of date)")
+        elif (mean > 0) != (here["mean_reward"] > 0) or (mean < 0) != (here["mean_reward"] < 0):
+            text += "consistent, the intervals overlap, the direction is not settled"
+        elif settled_here and settled_there:
+            text += "agree, both in the same direction, the intervals overlap"
+        elif settled_here or settled_there:
+            text += (f"agree, the same direction (settled {'here' if settled_here else 'on the leaderboard'} only, "
+                     "the other's interval includes 0), the intervals overlap")
+        else:
+            text += "consistent, the intervals overlap, neither settles the direction"
+        lines.append(text + ".")
+    return "\n".join(lines)
 
 
 def update_readme(path: Path = README) -> bool:

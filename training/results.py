@@ -131,6 +131,22 @@ class TournamentResult:
         out["variance_vs_independent"] = variance_ratio(d, deals) if self.duplicate else None
         return out
 
+    def against(self, a: int = 0, b: int = 1) -> dict[str, Any]:
+        """Agent a's mean per-game reward over the games where agent b also sat, with its 95%
+        interval over deals: a's head-to-head result against b. At two seats those are exactly
+        the games of a against b; in the field seating (a in one seat, copies of b in the others)
+        every game. That is the number the benchmark's score cards record for a against b."""
+        def reward(g, seats_a):
+            return float(np.mean([g.rewards[s] for s in seats_a])) if g.seats_of(b) else float("nan")
+
+        r, deals = self._per_game(a, reward)
+        keep = ~np.isnan(r)
+        r, deals = r[keep], deals[keep]
+        out = {"a": self.agent_names[a], "b": self.agent_names[b], "games": int(len(r)),
+               "deals": int(len(set(deals.tolist())))}
+        out.update(mean_with_interval("reward", r, deals, self.reward_range, self._rng(a, 200 + b)))
+        return out
+
     def margin(self, a: int = 0, b: int = 1) -> tuple[float, float]:
         """(mean margin of a over b, its ``ci95`` half-width); see :meth:`pair`."""
         p = self.pair(a, b)

@@ -19,7 +19,11 @@ Run at the start of every Sphinx build (``builder-inited``), and importable by t
 * ``results/openspiel.md``: the OpenSpiel adapter's speed and an NFSP run, from
   ``benchmarks/openspiel_speed.json`` and ``benchmarks/openspiel_nfsp_results.json``;
 * ``results/speed.md``: the speed tables, from ``benchmarks/*_results.json`` with their machine;
-* ``notebooks/*.ipynb``: the notebooks of ``notebooks/``, rendered with their saved outputs.
+* ``notebooks/*.ipynb``: the notebooks of ``notebooks/``, rendered with their saved outputs; a
+  notebook whose outputs were executed against another checkout than this one (other shipped
+  policies, heuristics, score cards or library version: ``notebooks/build.py`` defines the
+  fingerprint), or whose cells are not ``notebooks/build.py``'s, is a warning of the build (an
+  error under ``-W``) that names the command regenerating it.
 
 Nothing here is typed by hand into a page: change the code or re-run the measurement.
 
@@ -610,8 +614,54 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def notebooks_build():
+    """``notebooks/build.py`` as a module: the notebooks' cells and what their outputs depend on."""
+    import importlib.util
+    import sys
+
+    name = "card_envs_notebooks_build"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "notebooks" / "build.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def stale_notebooks(root: Path = ROOT) -> dict[str, str]:
+    """Each committed notebook of ``root/notebooks`` that is not current, with why
+    (``notebooks/build.py``'s ``staleness``)."""
+    import nbformat
+
+    build = notebooks_build()
+    out = {}
+    for path in sorted((Path(root) / "notebooks").glob("*.ipynb")):
+        why = build.staleness(nbformat.read(path, as_version=4), path.name, root)
+        if why:
+            out[path.name] = why
+    return out
+
+
+def warn_stale_notebooks(app, root: Path = ROOT) -> list[str]:
+    """A warning of the build for each stale notebook (an error under ``-W``); returns them."""
+    from sphinx.util import logging
+
+    log = logging.getLogger(__name__)
+    warned = []
+    for name, why in stale_notebooks(root).items():
+        text = f"notebooks/{name}: stale notebook: {why}"
+        log.warning(text, type="card_envs", subtype="stale_notebook")
+        warned.append(text)
+    return warned
+
+
+def _builder_inited(app):
+    write_all(Path(app.srcdir))
+    warn_stale_notebooks(app)
+
+
 def setup(app):
-    app.connect("builder-inited", lambda app: write_all(Path(app.srcdir)))
+    app.connect("builder-inited", _builder_inited)
     return {"version": "1", "parallel_read_safe": True}
 
 

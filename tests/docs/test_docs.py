@@ -288,3 +288,40 @@ def test_the_site_builds_with_the_library_and_the_docs_extra_alone(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
 
+
+
+# ------------------------------------------------------------------------------ notebooks
+def test_the_build_warns_on_a_notebook_executed_against_another_checkout(tmp_path, caplog):
+    """The site renders the notebooks' saved outputs: one whose outputs no longer describe the
+    checkout (a shipped policy changed since it ran) is a warning of the build, an error under
+    ``-W``, naming the command that regenerates it; current notebooks are not."""
+    import shutil
+
+    build = generate.notebooks_build()
+    for name in list(build.executed_against()["files"]) + ["card_envs/__init__.py"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / name, tmp_path / name)
+    import nbformat
+
+    (tmp_path / "notebooks").mkdir()
+    for name, cells in build.NOTEBOOKS.items():
+        nb = nbformat.v4.new_notebook(cells=cells)
+        nb.metadata["card_envs"] = {"executed_against": build.executed_against(tmp_path)}
+        nbformat.write(nb, tmp_path / "notebooks" / name)
+    assert generate.stale_notebooks(tmp_path) == {}
+    assert generate.warn_stale_notebooks(None, tmp_path) == []
+
+    policy = tmp_path / "agents" / "pretrained" / "golf_v0.zip"
+    data = bytearray(policy.read_bytes())
+    data[-1] ^= 0xFF
+    policy.write_bytes(bytes(data))
+    with caplog.at_level("WARNING"):
+        warned = generate.warn_stale_notebooks(None, tmp_path)
+    assert len(warned) == len(build.NOTEBOOKS)
+    for line in warned:
+        assert "agents/pretrained/golf_v0.zip (changed)" in line and "python notebooks/build.py --execute" in line
+    assert any("stale notebook" in r.getMessage() for r in caplog.records), "logged as Sphinx warnings"
+
+
+def test_the_committed_notebooks_are_current_for_the_site():
+    assert generate.stale_notebooks() == {}, "regenerate them: python notebooks/build.py --execute"

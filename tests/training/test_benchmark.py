@@ -277,7 +277,17 @@ def _rows(md: str, game: str) -> list[list[str]]:
 
 def _agents(md: str, game: str) -> dict[str, list[str]]:
     """The agents' rows of ``game`` (its first table), by agent."""
-    return {r[0]: r for r in _rows(md, game) if len(r) == 5}
+    first = md.split(f"### `{game}`", 1)[1].split("| agent | score |", 1)[1].split("\n\n", 1)[0]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in first.splitlines() if line.startswith("| `")]
+    return {r[0]: r for r in rows}
+
+
+def _head_to_head(md: str, game: str) -> dict[str, list[str]]:
+    """The head-to-head table of ``game``, by agent: its cells against each gauntlet member."""
+    section = md.split(f"### `{game}`", 1)[1].split("\n### ", 1)[0]
+    table = section.split("| agent | against", 1)[1].split("\n\n", 1)[0]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+    return {r[0]: r[1:] for r in rows}
 
 
 def test_the_leaderboard_shows_what_was_measured_and_says_what_was_not(tmp_path):
@@ -304,6 +314,14 @@ def test_the_leaderboard_shows_what_was_measured_and_says_what_was_not(tmp_path)
     assert f"**{score}**†" in glance, "bold: the game's best score, and one rule only"
     assert glance.count("**") == 2
 
+    h2h = _head_to_head(md, "golf_v0")
+    assert list(h2h) == ["`random`"], "one row per agent measured"
+    against = {r["opponent"]: r for r in part["results"]}
+    for member, cell in zip(benchmark.GAUNTLET, h2h["`random`"]):
+        r = against[member]
+        want = f"{r['mean_reward']:+.2f} [{r['reward_low']:+.2f}, {r['reward_high']:+.2f}]".replace("-", "−")
+        assert cell == want, (member, cell)
+
     protocol = dict(card, conforms=True, complete=True, agent="pimc")
     shorter = dict(card, agent="pimc", games={"golf_v0": card["games"]["golf_v0"],
                                               "hot_v0": dict(card["games"]["golf_v0"], score=0.5)})
@@ -315,6 +333,99 @@ def test_the_leaderboard_shows_what_was_measured_and_says_what_was_not(tmp_path)
     assert _agents(md, "hot_v0")["`pimc`"][1] == "+0.50†"
     assert _agents(md, "guilders_v0")["`pimc`"][1] == "not measured"
     assert "`pimc` 2, `random` 2; the protocol plays 200" in md and "not every game measured yet: pimc" in md
+
+
+# ------------------------------------------------------- a tournament beside the leaderboard
+def _result(games: list[tuple[list[int], list[float]]], names=("heuristic", "ppo"), config=None, seats=2, policies=None):
+    """A tournament result of the given games (line-up, rewards), one deal each pair of games."""
+    from training.games import GameRecord
+    from training.results import TournamentResult
+
+    result = TournamentResult("golf_v0", list(names), dict(benchmark.TABLES["golf_v0"] if config is None else config),
+                              num_seats=seats)
+    result.games = [GameRecord(seed=k // 2, lineup=lineup, rewards=rewards, scores=[0] * seats,
+                               ranks=[1 if r > 0 else 2 for r in rewards], steps=1, deal=k // 2)
+                    for k, (lineup, rewards) in enumerate(games)]
+    result.policies = policies if policies is not None else {"heuristic": {"spec": "heuristic", "class": "HeuristicAgent"},
+                                                             "ppo": {"spec": "ppo", "class": "PPOAgent", "sha256": "abc"}}
+    return result
+
+
+def _cards(folder: Path, ppo_vs_heuristic: tuple[float, float, float], sha: str = "abc") -> Path:
+    """Score cards of the heuristic and ppo at Golf's table, ppo's result against the heuristic as given."""
+    table = benchmark.TABLES["golf_v0"]
+    members = [{"spec": "heuristic", "class": "HeuristicAgent"}, {"spec": "ppo", "class": "PPOAgent", "sha256": sha}]
+    mean, low, high = ppo_vs_heuristic
+    for agent, spec, results in [
+        ("heuristic", members[0], [{"opponent": "heuristic", "games": 200, "mean_reward": 0.0, "reward_low": -0.02,
+                                     "reward_high": 0.02}]),
+        ("ppo", members[1], [{"opponent": "heuristic", "games": 200, "mean_reward": mean, "reward_low": low,
+                              "reward_high": high}]),
+    ]:
+        part = {"table": table, "agent": spec, "gauntlet": members, "results": results, "score": mean,
+                "score_low": low, "score_high": high}
+        (folder / f"{agent}.json").write_text(json.dumps({"agent": agent, "conforms": True, "games_per_member": 200,
+                                                          "machine": "test", "games": {"golf_v0": part}}))
+    return folder
+
+
+def test_a_tournaments_head_to_head_is_the_first_agents_reward_where_both_sat():
+    # three deals of heuristic against ppo, each in both seatings: ppo wins 4 of 6
+    games = [([0, 1], [-1.0, 1.0]), ([1, 0], [1.0, -1.0]), ([0, 1], [1.0, -1.0]), ([1, 0], [-1.0, 1.0]),
+             ([0, 1], [-1.0, 1.0]), ([1, 0], [1.0, -1.0])]
+    result = _result(games)
+    row = result.against(1, 0)
+    assert row["games"] == 6 and row["deals"] == 3
+    assert row["mean_reward"] == pytest.approx(2 / 6)
+    assert row["mean_reward"] == pytest.approx(result.pair(1, 0)["margin"] / 2), "at two seats, half the margin"
+    assert row["reward_low"] < row["mean_reward"] < row["reward_high"]
+
+
+@pytest.mark.parametrize("card, verdict", [
+    ((0.30, 0.10, 0.50), "agree, both in the same direction"),
+    ((0.12, -0.01, 0.25), "agree, the same direction (settled here only"),
+    ((-0.05, -0.20, 0.10), "consistent, the intervals overlap, the direction is not settled"),
+    ((-0.50, -0.60, -0.40), "DISAGREE, the intervals do not overlap"),
+])
+def test_compare_sets_a_tournament_beside_the_leaderboard_and_says_whether_they_agree(tmp_path, card, verdict):
+    games = [([0, 1], [-1.0, 1.0]), ([1, 0], [1.0, -1.0])] * 150 + [([0, 1], [1.0, -1.0]), ([1, 0], [-1.0, 1.0])] * 100
+    result = _result(games)  # ppo ahead: +0.2 over 500 games
+    text = leaderboard.compare(result, _cards(tmp_path, card))
+    assert "docs/results/leaderboard.md#golf-v0" in text and "num_players=2 num_rounds=1" in text
+    line = next(line for line in text.splitlines() if line.startswith("  ppo vs heuristic: here +0.200"))
+    assert f"leaderboard {card[0]:+.3f} [{card[1]:+.3f}, {card[2]:+.3f}] over 200 games" in line
+    assert verdict in line, line
+    assert "ppo ahead; leaderboard" in line
+
+
+def test_compare_reads_the_second_agents_card_negated_at_two_seats(tmp_path):
+    games = [([0, 1], [-1.0, 1.0]), ([1, 0], [1.0, -1.0])] * 10
+    cards = _cards(tmp_path, (0.1, -0.1, 0.3))
+    card = json.loads((cards / "ppo.json").read_text())
+    card["games"]["golf_v0"]["results"] = []  # ppo's card without the heuristic: the heuristic's card against ppo
+    (cards / "ppo.json").write_text(json.dumps(card))
+    heuristic = json.loads((cards / "heuristic.json").read_text())
+    heuristic["games"]["golf_v0"]["results"].append({"opponent": "ppo", "games": 200, "mean_reward": -0.25,
+                                                     "reward_low": -0.4, "reward_high": -0.1})
+    (cards / "heuristic.json").write_text(json.dumps(heuristic))
+    line = next(x for x in leaderboard.compare(_result(games), cards).splitlines() if x.startswith("  ppo vs heuristic"))
+    assert "leaderboard +0.250 [+0.100, +0.400] over 200 games, ppo ahead" in line
+
+
+def test_compare_says_what_differs_instead_of_comparing_another_table_policy_or_seating(tmp_path):
+    games = [([0, 1], [-1.0, 1.0]), ([1, 0], [1.0, -1.0])] * 10
+    cards = _cards(tmp_path, (0.1, -0.1, 0.3))
+    other_table = leaderboard.compare(_result(games, config={"num_players": 2, "num_rounds": 2}), cards)
+    assert "num_players=2 num_rounds=2, is another" in other_table and " vs " not in other_table
+    spelled_out = dict(benchmark.TABLES["golf_v0"], max_turns_per_round=120)  # the same table, a default spelled out
+    assert "ppo vs heuristic" in leaderboard.compare(_result(games, config=spelled_out), cards)
+    retrained = {"heuristic": {"spec": "heuristic"}, "ppo": {"spec": "ppo", "sha256": "another file"}}
+    text = leaderboard.compare(_result(games, policies=retrained), cards)
+    assert "ppo is not an agent the leaderboard measured" in text and "ppo vs heuristic" not in text
+    sampled = {"heuristic": {"spec": "heuristic"}, "ppo": {"spec": "ppo,sample", "sha256": "abc"}}
+    assert "ppo (ppo,sample) is not an agent" in leaderboard.compare(_result(games, policies=sampled), cards)
+    three = _result([([0, 1, 1], [1.0, -1.0, -1.0])], config={"num_players": 3, "num_rounds": 1}, seats=3)
+    assert "is another" in leaderboard.compare(three, cards)
 
 
 # ------------------------------------------------------------------------------ exploitability
