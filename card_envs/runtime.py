@@ -1,21 +1,32 @@
 """How the batched engine's compiled kernels run in this process: numba's threads, and the one
 time the kernels are compiled.
 
-**Threads that wait without spinning.** numba runs a parallel loop on its threading layer, by
-default OpenMP (GNU libgomp). Between two parallel regions libgomp's threads spin for a while
-before they sleep, and a region ends only when every thread has done its share. On a machine where
-other processes hold cores (a training run beside its evaluation, a browser, a second
-experiment), a thread is descheduled in the middle of a region and the others spin until it
-returns: measured on two cores with two busy processes beside it, `vector_env(num_envs=1024)`
-fell from 326,000 steps/s on one thread to 21,000 on two (Guilders). With a passive wait policy
-the threads sleep instead, and two threads keep beating one. So :func:`start_threads`, called
-before numba starts its threads (on importing :mod:`card_envs.vector`), starts them with
-``OMP_WAIT_POLICY=PASSIVE`` unless the process's environment already sets ``OMP_WAIT_POLICY``;
-the variable is set only while numba loads its threading layer, so other libraries (torch's own
-OpenMP) keep their defaults. A program that starts numba's threads itself before it imports
-card_envs (a parallel numba function of its own, ``numba.set_num_threads``) decides their wait
-policy instead: set ``OMP_WAIT_POLICY=PASSIVE`` in its environment for the same effect. Results
-never depend on the threads (every game's rows are independent).
+**Threads that spin briefly, then sleep.** numba runs a parallel loop on its threading layer, by
+default OpenMP (GNU libgomp). Between two parallel regions libgomp's threads spin before they
+sleep (300,000 spins by default, a few milliseconds), and a region ends only when every thread
+has done its share. On a machine where other processes hold cores (a training run beside its
+evaluation, a browser, a second experiment), a spinning thread takes a core from them, a thread
+is descheduled in the middle of a region and the others spin until it returns: measured on two
+cores with two busy processes beside it, `vector_env(num_envs=1024)` fell from 326,000 steps/s on
+one thread to 21,000 on two (Guilders). Two measures keep the engine's speed there:
+
+- :func:`start_threads`, called before numba starts its threads (on importing
+  :mod:`card_envs.vector`), starts them with ``GOMP_SPINCOUNT=30000`` (:data:`SPIN_COUNT`: about
+  a third of a millisecond): long enough to cover the gaps between the regions of one step, so an
+  idle machine keeps the speed of spinning threads, short enough that the threads sleep as soon
+  as the engine pauses. (A wait policy that never spins, ``OMP_WAIT_POLICY=PASSIVE``, cost two
+  thirds of Golf's speed on an idle machine: every region then waits for its threads to wake.)
+  The variable is set only while numba loads its threading layer, so other libraries (torch's
+  own OpenMP) keep their defaults, and not at all when the process's environment sets
+  ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` itself. A program that starts numba's threads itself
+  before it imports card_envs (a parallel numba function of its own, ``numba.set_num_threads``)
+  decides their spinning instead: set ``GOMP_SPINCOUNT=30000`` in its environment for the same
+  effect.
+- :func:`engine_threads`: a parallel region takes only the cores other processes leave free
+  (one thread, the plain loop, while they keep the other core busy), re-measured at most every
+  quarter of a second; ``CARD_ENVS_FOLLOW_LOAD=0`` keeps numba's thread count.
+
+Results never depend on the threads (every game's rows are independent).
 
 **Compiling once, said once.** The kernels are compiled by numba the first time a game's
 ``vector_env`` runs after card_envs is installed or updated, and kept in numba's cache
@@ -102,10 +113,15 @@ COMPILE_ESTIMATE = "about half a minute on a 2-core machine"
 
 _announced: set[str] = set()
 
+#: spins of numba's OpenMP threads before they sleep (libgomp's ``GOMP_SPINCOUNT``; its default is
+#: 300,000): chosen with ``benchmarks/bench_vector.py --busy`` among 0 (a passive wait), 3,000,
+#: 30,000 and 300,000, beside 0, 1 and 2 busy processes
+SPIN_COUNT = 30_000
+
 
 def start_threads() -> None:
-    """Start numba's threads with a passive wait policy (see the module docstring); a no-op once
-    they run, or when numba is not installed."""
+    """Start numba's threads spinning :data:`SPIN_COUNT` times before they sleep (see the module
+    docstring); a no-op once they run, or when numba is not installed."""
     try:
         from numba.np.ufunc import parallel
     except ImportError:  # pragma: no cover - the batched engine needs numba
@@ -114,14 +130,14 @@ def start_threads() -> None:
         return
     import numba
 
-    if "OMP_WAIT_POLICY" in os.environ:
-        numba.get_num_threads()  # starts the threading layer
+    if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
+        numba.get_num_threads()  # starts the threading layer, as the environment says
         return
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    os.environ["GOMP_SPINCOUNT"] = str(SPIN_COUNT)
     try:
         numba.get_num_threads()  # libgomp reads its environment when numba loads it, now
     finally:
-        del os.environ["OMP_WAIT_POLICY"]
+        del os.environ["GOMP_SPINCOUNT"]
 
 
 def threading_layer() -> str:

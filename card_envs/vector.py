@@ -53,9 +53,9 @@ Needs numba (the ``vector`` extra: ``pip install -e ".[vector]"`` in the checkou
 
 Threads: ``numba.set_num_threads(k)`` before stepping runs the games of a batch on k threads
 (each game's rows are independent, and each row has its own generator, so results do not depend
-on k); with one thread a plain loop is used. By default numba takes every core, and its threads
-wait passively between parallel regions, so a batch keeps its speed when other processes hold
-cores (:mod:`card_envs.runtime`). The first ``vector_env`` of a game after installing or updating
+on k); with one thread a plain loop is used. By default a parallel region takes the cores other
+processes leave free, and numba's threads spin only briefly between regions before they sleep, so
+a batch keeps its speed when other processes hold cores (:mod:`card_envs.runtime`). The first ``vector_env`` of a game after installing or updating
 card_envs compiles its kernels (tens of seconds, said in one line on stderr); numba caches them.
 
 A game supplies a *kernels* object (``card_envs/<game>/kernels.py``) with fixed-shape state arrays
@@ -108,7 +108,7 @@ from gymnasium.vector import AutoresetMode
 from card_envs.checks import check_reset_options, check_seed
 from card_envs.runtime import announce_compilation, engine_threads, start_threads
 
-start_threads()  # before any kernel runs: numba's threads wait passively (card_envs.runtime)
+start_threads()  # before any kernel runs: numba's threads spin briefly, then sleep (card_envs.runtime)
 
 # ------------------------------------------------------------------------ per-row randomness
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

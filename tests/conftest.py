@@ -38,7 +38,7 @@ if numba is not None:
     os.environ.setdefault("CARD_ENVS_FOLLOW_LOAD", "0")
     from card_envs.runtime import start_threads
 
-    start_threads()  # as the engine starts them (a passive wait), before the tests take one thread
+    start_threads()  # as the engine starts them (a short spin, then sleep), before the tests take one thread
     numba.set_num_threads(1)
 if settings is not None:
     settings.register_profile("card_envs", deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -165,12 +165,15 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
              "interval combines the four gauntlet members' in quadrature) and its own cost, milliseconds per "
              "decision on the machine named above; the games per gauntlet member (the protocol plays "
              f"{GAMES}); then its head-to-head results, the numbers its score is the mean of.", "",
-             "**Exploitability** (approximate, a lower bound at the budget shown): a new PPO policy trained from "
-             "scratch against the target alone, then measured against it over 1,000 duplicate deals; its mean "
-             "rank reward is how much the target can be exploited. **A negative value means the best response "
-             "did not beat the target within that budget**: it found no exploit, which says the target is hard "
-             "to exploit at that budget, not that it is unexploitable (a policy that copied the target would "
-             "score 0, so the true value is at least 0). An interval above 0 shows a real weakness.", ""]
+             "**Exploitability** (approximate, a lower bound at the budget shown; the benchmark guide's "
+             "\"best-response gain per seat\"): a PPO policy trained against the target alone, then measured against "
+             "it over 1,000 duplicate deals; its mean rank reward is how much one seat can win from copies of the "
+             "target. *How it started*: from the target's actor (copied) or from an imitation of the target, the "
+             "recipe now: it begins about even with the target and its *gain* is its reward minus that start; "
+             "from scratch, a random policy (the former recipe, `--from-scratch`), whose budget went partly into "
+             "learning to play at all, **so a negative value there says the best response did not beat the target "
+             "within that budget**, not that the target is unexploitable (the true value is at least 0). An "
+             "interval above 0 shows a real weakness.", ""]
     for g in TABLES:
         lines += [f"### `{g}`", "", f"Table: {_table(g)} (the benchmark table; `card_envs.{g}.BENCHMARK_CONFIG`).", "",
                   "| agent | score | 95% interval | ms per decision | games per member |",
@@ -195,15 +198,16 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
             cells = [f"{_signed(met[m]['mean_reward'])} {_interval(met[m]['reward_low'], met[m]['reward_high'])}"
                      if m in met else "—" for m in GAUNTLET]
             lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
-        lines += ["", "| best response trained against | its mean reward | 95% interval | training budget |",
-                  "|---|---:|---:|---:|"]
+        lines += ["", "| best response trained against | its mean reward | 95% interval | how it started | gain "
+                  "| training budget |", "|---|---:|---:|---|---:|---:|"]
         for t in EXPLOITED:
             row = by.get((t, g))
             if row is None:
-                lines.append(f"| `{t}` | not measured | | |")
+                lines.append(f"| `{t}` | not measured | | | | |")
             else:
+                gain = _signed(row["gain"]) if row.get("gain") is not None else "—"
                 lines.append(f"| `{t}` | {_signed(row['mean_reward'])} | {_interval(row['reward_low'], row['reward_high'])} "
-                             f"| {_budget(row)} |")
+                             f"| {row.get('from', 'scratch')} | {gain} | {_budget(row)} |")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 

@@ -547,15 +547,20 @@ def speed_page() -> str:
     if busy.exists():
         d = json.loads(busy.read_text())
         worst = min(r["default_vs_best_fixed"] for r in d["rows"])
+        idle = min((r["default_vs_idle_before"] for r in d["rows"] if r["load"] == 0 and "default_vs_idle_before" in r),
+                   default=None)
         out += ["## On a busy machine", "",
                 f"Measured on: {d.get('machine')}, {d.get('date')}, by `{d.get('command')}` ({d['seconds']:g} s per "
                 "measurement, each a fresh process). Beside 0, 1 and 2 busy processes (bounded Python loops, one per "
                 "core), the batched engine at 1024 games and its users, under each thread choice: `default` (what "
-                "card_envs does: every core, threads waiting passively), `1 thread`, `spinning` (every core, "
-                "`OMP_WAIT_POLICY=ACTIVE`, numba's own default before), `passive` (`OMP_WAIT_POLICY=PASSIVE` set by "
-                "the user) and `workqueue` (numba's own threading layer). Rates are means over the measurement.",
+                "card_envs does: the cores other processes leave free, threads spinning briefly before they sleep), "
+                "`1 thread`, `numba default` (every core, libgomp's default spinning: what the engine did before), "
+                "`passive` (every core, `OMP_WAIT_POLICY=PASSIVE`) and `workqueue` (every core, numba's own threading "
+                "layer). Rates are means over the measurement.",
                 "", d["table"], "",
-                f"The default against the best fixed choice in the same condition: at worst {worst:.2f}×.", ""]
+                f"The default against the best fixed choice in the same condition: at worst {worst:.2f}×."
+                + (f" On the idle machine, the default against the speed the engine had before it set anything "
+                   f"(`numba default`): at worst {idle:.2f}×." if idle is not None else ""), ""]
     tr = ROOT / "benchmarks" / "training_results.json"
     if tr.exists():
         d = json.loads(tr.read_text())

@@ -305,9 +305,17 @@ def test_the_leaderboard_shows_what_was_measured_and_says_what_was_not(tmp_path)
     assert rows["`random`"][2] == f"[{part['score_low']:+.2f}, {part['score_high']:+.2f}]".replace("-", "−")
     assert float(rows["`random`"][3]) == pytest.approx(part["timing"]["ms_per_decision"], rel=0.1, abs=0.01)
     assert rows["`heuristic`"][1] == "not measured", "an agent not measured is said so, never filled in"
-    exploited = [r for r in _rows(md, "golf_v0") if len(r) == 4]
-    assert exploited == [["`heuristic`", "−0.25", "[−0.40, −0.10]", "15 min"], ["`ppo`", "not measured", "", ""]]
-    assert "A negative value means the best response did not beat the target" in md
+    exploited = [r for r in _rows(md, "golf_v0") if len(r) == 6]
+    assert exploited == [["`heuristic`", "−0.25", "[−0.40, −0.10]", "scratch", "—", "15 min"],
+                         ["`ppo`", "not measured", "", "", "", ""]], "a row without its start: the former recipe"
+    assert "a negative value there says the best response did not beat the target" in md
+    warm = {"target": "heuristic", "game": "golf_v0", "minutes": 15, "mean_reward": 0.05, "reward_low": 0.01,
+            "reward_high": 0.09, "from": "imitation of the target", "gain": 0.07}
+    exploits.write_text(json.dumps({"rows": [warm]}))
+    started = [r for r in _rows(leaderboard.markdown(tmp_path, exploits), "golf_v0") if len(r) == 6][0]
+    assert started == ["`heuristic`", "+0.05", "[+0.01, +0.09]", "imitation of the target", "+0.07", "15 min"]
+    exploits.write_text(json.dumps({"rows": [{"target": "heuristic", "game": "golf_v0", "minutes": 15,
+                                              "mean_reward": -0.25, "reward_low": -0.4, "reward_high": -0.1}]}))
     assert "Table: `num_players=2 num_rounds=1`" in md, "each game's table is shown"
     assert "`random` 2; the protocol plays 200" in md and "not every game measured yet" not in md
     glance = next(line for line in leaderboard.summary(tmp_path, exploits).splitlines() if line.startswith("| `golf_v0`"))
