@@ -6,7 +6,7 @@ a browser. This measures what the engine's default threads keep of their speed t
 every fixed choice a user could make instead:
 
 - ``default``: what card_envs does unprompted (every core not kept busy by other processes,
-  numba's threads spinning about a third of a millisecond before they sleep: ``card_envs.runtime``);
+  numba's threads spinning about a millisecond before they sleep: ``card_envs.runtime``);
 - ``1 thread``: ``NUMBA_NUM_THREADS=1`` (the plain loops, no parallel regions);
 - ``numba default``: every core, whatever the load, libgomp's default spinning (300,000 spins,
   a few milliseconds, before a thread sleeps): what the engine did before it set anything;

@@ -11,8 +11,8 @@ cores with two busy processes beside it, `vector_env(num_envs=1024)` fell from 3
 one thread to 21,000 on two (Guilders). Two measures keep the engine's speed there:
 
 - :func:`start_threads`, called before numba starts its threads (on importing
-  :mod:`card_envs.vector`), starts them with ``GOMP_SPINCOUNT=30000`` (:data:`SPIN_COUNT`: about
-  a third of a millisecond): long enough to cover the gaps between the regions of one step, so an
+  :mod:`card_envs.vector`), starts them with ``GOMP_SPINCOUNT=100000`` (:data:`SPIN_COUNT`: about
+  a millisecond): long enough to cover the gaps between the regions of one step, so an
   idle machine keeps the speed of spinning threads, short enough that the threads sleep as soon
   as the engine pauses. (A wait policy that never spins, ``OMP_WAIT_POLICY=PASSIVE``, cost two
   thirds of Golf's speed on an idle machine: every region then waits for its threads to wake.)
@@ -20,7 +20,7 @@ one thread to 21,000 on two (Guilders). Two measures keep the engine's speed the
   own OpenMP) keep their defaults, and not at all when the process's environment sets
   ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` itself. A program that starts numba's threads itself
   before it imports card_envs (a parallel numba function of its own, ``numba.set_num_threads``)
-  decides their spinning instead: set ``GOMP_SPINCOUNT=30000`` in its environment for the same
+  decides their spinning instead: set ``GOMP_SPINCOUNT=100000`` in its environment for the same
   effect.
 - :func:`engine_threads`: a parallel region takes only the cores other processes leave free
   (one thread, the plain loop, while they keep the other core busy), re-measured at most every
@@ -114,9 +114,11 @@ COMPILE_ESTIMATE = "about half a minute on a 2-core machine"
 _announced: set[str] = set()
 
 #: spins of numba's OpenMP threads before they sleep (libgomp's ``GOMP_SPINCOUNT``; its default is
-#: 300,000): chosen with ``benchmarks/bench_vector.py --busy`` among 0 (a passive wait), 3,000,
-#: 30,000 and 300,000, beside 0, 1 and 2 busy processes
-SPIN_COUNT = 30_000
+#: 300,000): chosen by measuring each game's batch at 1024 games in fresh processes (as
+#: ``benchmarks/bench_vector.py --busy`` does) among 0 (a passive wait), 3,000, 30,000, 100,000 and
+#: 300,000: 30,000 lost up to half of Guillotine's idle speed in some runs, 100,000 kept the idle
+#: speed of 300,000, and under load the engine runs one thread anyway
+SPIN_COUNT = 100_000
 
 
 def start_threads() -> None:

@@ -20,7 +20,9 @@ names an agent spec; before the first PPO rollout of a new run the harness
 so PPO starts from a policy that plays about as the teacher does and a value head that knows what
 the teacher's positions are worth, instead of from uniform play. This is the "kickstarting" or
 AlphaStar-style recipe (supervised first, reinforcement after). Its seconds count against the
-run's time budget (``--minutes``); its decisions are not PPO's timesteps. The first evaluation
+run's time budget (``--minutes``), and it takes at most :data:`TIME_SHARE` of it to play its games
+(fewer decisions, if the budget is short); with a budget in steps (``--timesteps``) it plays at
+most that many decisions. Its decisions are not PPO's timesteps. The first evaluation
 of the curve (timestep 0, ``eval.csv``) is the imitation's policy, so the curve shows what PPO
 adds to it.
 """
@@ -34,9 +36,24 @@ from typing import Any
 import numpy as np
 
 
-def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progress: bool = True) -> dict[str, np.ndarray]:
+#: the share of a run's time budget (``minutes``) the warm start may take to play its teacher's games
+TIME_SHARE = 0.4
+
+
+def planned_decisions(cfg: dict) -> int:
+    """The decisions the warm start plays: ``imitation.decisions``, at most the run's step total
+    when the run is budgeted in steps (a warm start never outweighs the run it starts)."""
+    decisions = int(cfg["imitation"]["decisions"])
+    if cfg.get("minutes") is None and cfg.get("total_timesteps"):
+        decisions = min(decisions, int(cfg["total_timesteps"]))
+    return max(1, decisions)
+
+
+def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progress: bool = True,
+                  seconds: float | None = None) -> dict[str, np.ndarray]:
     """``decisions`` learner decisions of the teacher on the run's training table (every game
-    that began was played to its end, so the count is at least ``decisions``): ``obs`` (M, D)
+    that began was played to its end, so the count is at least ``decisions``; with ``seconds``, no
+    game begins after that many seconds, so there may be fewer): ``obs`` (M, D)
     float32, ``masks`` (M, A) bool, ``actions`` (M,) int64, ``returns`` (M,) float32 (the
     discounted sum of the learner's own rewards from that decision on), ``starts`` (M,) bool
     (the game's first decision; a game's decisions are consecutive), ``seats`` (M,) int64 (the
@@ -58,6 +75,7 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
     length = np.zeros(n, dtype=np.int64)  # decisions recorded of each row's game
     games, obs_parts, mask_parts, act_parts, seat_parts, reward_parts = [], [], [], [], [], []
     recorded = 0
+    deadline = None if seconds is None else time.monotonic() + seconds
     bar = _bar(progress, decisions, f"{cfg['env_name']} imitation: {spec}'s games")
     try:
         obs = view.reset(seed=seed)
@@ -82,7 +100,8 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
                     bar.update(min(finished, max(0, decisions - bar.n)))
                 length[ended] = 0
                 game[ended] = game.max() + 1 + np.arange(len(ended))
-                recording[ended] = recorded < decisions  # a new game is recorded only if more are needed
+                # a new game is recorded only if more are needed, and there is time for it
+                recording[ended] = recorded < decisions and (deadline is None or time.monotonic() < deadline)
     finally:
         view.close()
         if bar is not None:
@@ -163,7 +182,9 @@ def warm_start(model: Any, cfg: dict, pool: list[str], progress: bool = True) ->
     PPO learning rate after it."""
     section = cfg["imitation"]
     began = time.monotonic()
-    data = teacher_games(cfg, pool, int(section["decisions"]), seed=int(cfg["seed"]) + 7, progress=progress)
+    minutes = cfg.get("minutes")
+    data = teacher_games(cfg, pool, planned_decisions(cfg), seed=int(cfg["seed"]) + 7, progress=progress,
+                         seconds=None if minutes is None else float(minutes) * 60 * TIME_SHARE)
     played = time.monotonic() - began
     history = fit(model.policy, data, int(section["epochs"]), int(section["batch_size"]),
                   float(section["learning_rate"]), float(cfg["ppo"]["vf_coef"]), seed=int(cfg["seed"]),

@@ -70,9 +70,15 @@ def resolve(env_name: str, config: str | Path | dict | None, **flags: Any) -> di
         for k, v in extra.items():
             rllib[k] = {**rllib[k], **v} if isinstance(v, dict) and isinstance(rllib[k], dict) else v
     cfg = resolve_config(env_name, user, **flags)
-    if (cfg.get("imitation") or {}).get("teacher"):
-        raise ValueError("imitation (a warm start from a teacher's games, training/imitation.py) is a feature of the "
-                         "SB3 backend; with --backend rllib set imitation.teacher=null")
+    teacher = (cfg.get("imitation") or {}).get("teacher")
+    if teacher:
+        if user is not None and (user.get("imitation") or {}).get("teacher"):
+            raise ValueError("imitation (a warm start from a teacher's games, training/imitation.py) is a feature of "
+                             "the SB3 backend; with --backend rllib set imitation.teacher=null")
+        # the game's own configuration asks for it (for SB3): RLlib's PPO starts from uniform play
+        cfg["imitation"] = {**cfg["imitation"], "teacher": None}
+        print(f"{env_name}: the RLlib backend has no imitation warm start; the game configuration's imitation of "
+              f"{teacher} is left out", file=sys.stderr)
     cfg["backend"] = "rllib"
     cfg["rllib"] = rllib
     return cfg

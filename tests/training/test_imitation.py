@@ -105,8 +105,27 @@ def test_bad_imitation_settings_are_refused(bad, says):
         C.resolve_config("golf_v0", {"imitation": bad})
 
 
-def test_the_rllib_backend_refuses_a_teacher():
+def test_the_rllib_backend_refuses_a_teacher_asked_for_and_leaves_out_the_games_own(capsys):
     from training.rllib_backend import resolve
 
     with pytest.raises(ValueError, match="imitation"):
         resolve("golf_v0", {"imitation": {"teacher": "heuristic"}})
+    assert C.resolve_config("golf_v0")["imitation"]["teacher"] == "heuristic", "Golf's own configuration has one"
+    cfg = resolve("golf_v0", None)
+    assert cfg["imitation"]["teacher"] is None
+    assert "the RLlib backend has no imitation warm start" in capsys.readouterr().err
+
+
+def test_the_warm_start_never_outweighs_the_run():
+    steps = C.resolve_config("golf_v0", {"imitation": {"decisions": 150_000}}, total_timesteps=1024)
+    assert I.planned_decisions(steps) == 1024, "a run of 1,024 steps imitates at most 1,024 decisions"
+    timed = C.resolve_config("golf_v0", {"imitation": {"decisions": 150_000}}, total_timesteps=1024, minutes=3)
+    assert I.planned_decisions(timed) == 150_000, "a timed run: the time share bounds it instead"
+
+
+def test_the_teachers_games_stop_beginning_when_their_time_is_up():
+    cfg = golf_cfg(imitation={"teacher": "heuristic", "decisions": 10**6}, n_envs=8, workers=1)
+    data = I.teacher_games(cfg, ["random", "heuristic"], 10**6, seed=3, progress=False, seconds=0.0)
+    starts = int(data["starts"].sum())
+    assert 8 <= starts <= 16 and len(data["actions"]) < 1000, "the games under way finish, no new one begins"
+    assert data["masks"][np.arange(len(data["actions"])), data["actions"]].all()
