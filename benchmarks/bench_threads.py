@@ -29,7 +29,7 @@ def run(setting: str, seconds: float, out: Path) -> float:
     """One training run of ``seconds`` at ``torch_threads=setting``: its learner steps per second."""
     name = f"{setting}-{time.monotonic_ns()}"
     cmd = [sys.executable, "-m", "training.train", "golf_v0", "--minutes", f"{seconds / 60:.4f}", "--no-progress",
-           "--out", str(out), "--name", name, "--config", f"torch_threads={setting}",
+           "--out", str(out), "--name", name, "--config", f"torch_threads={setting}", "imitation.teacher=null",
            "eval.every=1000000000", "eval.games=2", "eval.final_games=0"]
     env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
     subprocess.run(cmd, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)

@@ -125,7 +125,7 @@ def training_rate(choice: str, seconds: float) -> float:
     with tempfile.TemporaryDirectory() as out:
         name = "busy"
         args = ["-m", "training.train", "golf_v0", "--minutes", f"{seconds / 60:.4f}", "--no-progress",
-                "--out", out, "--name", name, "--config", "eval.every=1000000000", "eval.games=2",
+                "--out", out, "--name", name, "--config", "eval.every=1000000000", "eval.games=2", "imitation.teacher=null",
                 "eval.final_games=0"]
         env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
         env.update(CHOICES[choice])
