@@ -26,7 +26,13 @@ one thread to 21,000 on two (Guilders). Two measures keep the engine's speed the
   (one thread, the plain loop, while they keep the other core busy), re-measured at most every
   quarter of a second; ``CARD_ENVS_FOLLOW_LOAD=0`` keeps numba's thread count.
 
-Results never depend on the threads (every game's rows are independent).
+Results never depend on the threads (every game's rows are independent). What this leaves on the
+table (``benchmarks/busy_results.json``, the speed page): beside busy processes, two threads that
+never spin (``OMP_WAIT_POLICY=PASSIVE``) ran some games up to twice as fast as one thread, since
+the OS shares the cores among all the threads that want them; but the same passive threads cost
+up to half of the speed on a quiet machine, where every parallel region waits for its threads to
+wake, and libgomp reads its spin count only once, when it starts. A user who knows the machine
+stays busy can set ``OMP_WAIT_POLICY=PASSIVE CARD_ENVS_FOLLOW_LOAD=0``.
 
 **Compiling once, said once.** The kernels are compiled by numba the first time a game's
 ``vector_env`` runs after card_envs is installed or updated, and kept in numba's cache
