@@ -79,6 +79,9 @@ BUDGET = {
     "training.openspiel_nfsp": [("--minutes", ["0.02"]), ("--games", ["2"]), ("--no-progress", [])],
     "benchmarks.bench_search": [("--games", ["2"]), ("--only", ["golf"])],
     "benchmarks.bench_threads": [("--seconds", ["1"])],
+    "training.evaluate": [("--games", [str(GAMES)])],
+    "benchmarks/bench_vector.py": [("--game", ["golf_v0"]), ("--seconds", ["0.3"]), ("--no-users", []),
+                                   ("--no-write", [])],
 }
 #: the checkout's folders: a command naming one runs in a copy of the checkout
 CHECKOUT = ("docs", "benchmarks", "tests", "notebooks")
