@@ -190,13 +190,18 @@ def _line(row: dict) -> str:
     return f"busy {row['load']}: {row['what']} ({row['unit']}): {rates}"
 
 
+#: the engine's users as the table names them, and what each is counted in
+SHORT = {"pimc (batched rollouts)": "pimc, decisions/s", "training.train (SB3)": "SB3, learner steps/s",
+         "training.evaluate (2 workers)": "evaluation, games/s"}
+
+
 def table(result: dict) -> str:
-    """The speed page's table: each row's rates, the default against the best fixed choice."""
-    lines = ["| busy processes | what | unit | " + " | ".join(f"`{c}`" for c in CHOICES) +
-             " | default ÷ best fixed |",
-             "|---:|---|---|" + "---:|" * (len(CHOICES) + 1)]
+    """The speed page's table: each row's rates (a game's in steps/s), the default against the
+    best fixed choice."""
+    lines = ["| busy | measured | " + " | ".join(f"`{c}`" for c in CHOICES) + " | default ÷ best |",
+             "|---:|---|" + "---:|" * (len(CHOICES) + 1)]
     for row in result["rows"]:
         cells = [f"{row[c]:,.0f}" if c in row else "—" for c in CHOICES]
-        lines.append(f"| {row['load']} | {row['what']} | {row['unit']} | " + " | ".join(cells)
+        lines.append(f"| {row['load']} | {SHORT.get(row['what'], row['what'])} | " + " | ".join(cells)
                      + f" | {row['default_vs_best_fixed']:.2f}× |")
     return "\n".join(lines)

@@ -515,6 +515,8 @@ def openspiel_page() -> str:
 
 def speed_page() -> str:
     """The speed tables, from the recorded benchmark JSON, each with its machine."""
+    from benchmarks.busy import table as busy_table
+
     out = ["# Speed", "",
            "Generated from the recorded measurements (`benchmarks/*_results.json`); rerun the benchmark "
            "to replace them. Each table names the machine it was measured on.", ""]
@@ -528,21 +530,22 @@ def speed_page() -> str:
                 "table; × hearts: the 1024-game rate against OpenSpiel's C++ `hearts` on the same core in the "
                 f"same run ({hearts:,.0f} steps/s, its information-state tensor written every step)."
                 if hearts else "Steps per second on one core (actions applied, all games together).", "",
-                "| game | table | `env()` | `vector_env` 1 game | 64 games | 1024 games | 16384 games | × `env()` "
-                "| × hearts | first call: compiling / cached |",
-                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                "| game | `env()` | 1 game | 64 games | 1024 games | 16384 games | × `env()` | × hearts | first call |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for r in d.get("rows", []):
             def n(k):
                 v = r.get(k)
                 return f"{v:,.0f}" if isinstance(v, (int, float)) else "—"
-            table = ", ".join(f"{k}={v}" for k, v in (r.get("config") or {}).items())
             xh = f"{r['x_hearts']:.1f}×" if r.get("x_hearts") else "—"
             first = f"{r['cold']:.0f} s / {r['warm']:.1f} s" if r.get("cold") else "—"
-            out.append(f"| `{r['game']}` | {table} | {n('env')} | {n('num_envs=1')} | {n('num_envs=64')} | "
+            out.append(f"| `{r['game']}` | {n('env')} | {n('num_envs=1')} | {n('num_envs=64')} | "
                        f"{n('num_envs=1024')} | {n('num_envs=16384')} | {r.get('x_env', 0):.0f}× | {xh} | {first} |")
-        out += ["", "First call: a fresh process building `vector_env(num_envs=1024)` and stepping it with the "
-                "default threads, once with an empty numba cache (a fresh install compiles the kernels) and once "
-                "with the cache that run left.", ""]
+        tables = "; ".join(f"`{r['game']}` {', '.join(f'{k}={v}' for k, v in (r.get('config') or {}).items())}"
+                           for r in d.get("rows", []))
+        out += ["", f"The tables: {tables}. 1, 64, 1024 and 16384 games: `vector_env(num_envs=...)`. First call: a "
+                "fresh process building `vector_env(num_envs=1024)` and stepping it with the default threads, once "
+                "with an empty numba cache (a fresh install compiles the kernels: the first number) and once with "
+                "the cache that run left (the second).", ""]
     busy = ROOT / "benchmarks" / "busy_results.json"
     if busy.exists():
         d = json.loads(busy.read_text())
@@ -557,7 +560,9 @@ def speed_page() -> str:
                 "`1 thread`, `numba default` (every core, libgomp's default spinning: what the engine did before), "
                 "`passive` (every core, `OMP_WAIT_POLICY=PASSIVE`) and `workqueue` (every core, numba's own threading "
                 "layer). Rates are means over the measurement.",
-                "", d["table"], "",
+                "", busy_table(d), "",
+                "A game's rates are in steps/s; pimc's in decisions/s, SB3 training's in learner steps/s, the "
+                "evaluation's in games/s.", "",
                 f"The default against the best fixed choice in the same condition: at worst {worst:.2f}×."
                 + (f" On the idle machine, the default against the speed the engine had before it set anything "
                    f"(`numba default`): at worst {idle:.2f}×." if idle is not None else ""), ""]

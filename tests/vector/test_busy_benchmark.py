@@ -1,0 +1,61 @@
+"""The busy-machine benchmark (``benchmarks/busy.py``, ``bench_vector.py --busy``): every thread
+choice beside 0, 1 and 2 busy processes it starts and stops itself, the default set against the
+best fixed choice and against the engine's former idle speed, and the table the speed page shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import busy
+
+
+def test_every_choice_is_measured_at_every_load_and_the_default_is_set_against_the_best_fixed_one(monkeypatch):
+    started, stopped = [], []
+
+    class Loop:
+        def __init__(self, load):
+            self.load = load
+
+        def kill(self):
+            stopped.append(self.load)
+
+        def wait(self):
+            pass
+
+    def fake_busy(count, seconds):
+        started.append(count)
+        return [Loop(count) for _ in range(count)]
+
+    # a made-up machine: spinning threads fall apart under load, the default follows it
+    rates = {"default": [100, 60, 40], "1 thread": [50, 50, 30], "numba default": [110, 10, 5],
+             "passive": [40, 80, 50], "workqueue": [30, 20, 10]}
+    monkeypatch.setattr(busy, "_busy", fake_busy)
+    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds: rates[choice][started[-1]])
+    result = busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None)
+    assert started == list(busy.LOADS) == [0, 1, 2] and sorted(stopped) == [1, 2, 2], "each load's loops stopped"
+    rows = {r["load"]: r for r in result["rows"]}
+    assert set(rows[0]) >= set(busy.CHOICES)
+    assert rows[0]["default_vs_best_fixed"] == pytest.approx(100 / 110)
+    assert rows[1]["default_vs_best_fixed"] == pytest.approx(60 / 80)
+    assert rows[2]["default_vs_idle_before"] == pytest.approx(40 / 110), "against the former default's idle speed"
+    table = busy.table(result).splitlines()
+    assert table[0].startswith("| busy | measured | `default` | `1 thread` | `numba default` |")
+    assert table[3] == "| 1 | golf_v0 | 60 | 50 | 10 | 80 | 20 | 0.75× |"
+
+
+def test_each_choice_sets_only_its_own_variables():
+    assert busy.CHOICES["default"] == {}, "the default is what card_envs does unprompted"
+    for choice, settings in busy.CHOICES.items():
+        assert set(settings) <= set(busy._SETTINGS), choice
+    assert busy.CHOICES["numba default"]["GOMP_SPINCOUNT"] == "300000"
+
+
+def test_a_busy_loop_is_bounded_and_stopped():
+    loops = busy._busy(1, 30)
+    try:
+        assert loops[0].poll() is None
+    finally:
+        for p in loops:
+            p.kill()
+            p.wait()
+    assert loops[0].poll() is not None
