@@ -55,7 +55,7 @@ def visit_and_label(env_name: str, table: dict, policy: Any, teacher: str, label
     teacher's choice: ``obs``, ``masks``, ``actions`` (the teacher's), ``played`` (the policy's),
     ``returns`` (the policy's discounted return from there, gamma 0.99) and ``starts``."""
     from training.batched import BatchedLearnerView
-    from training.imitation import _bar, _discounted_returns
+    from training.imitation import _bar, in_game_order
 
     view = BatchedLearnerView(env_name, table, games, opponents, opponent_weights=weights, seed=seed,
                               agent_workers=max(0, workers - 1))
@@ -92,14 +92,8 @@ def visit_and_label(env_name: str, table: dict, policy: Any, teacher: str, label
         view.close()
         if bar is not None:
             bar.close()
-    order = np.argsort(np.concatenate(parts["game"]), kind="stable")
-    ids = np.concatenate(parts["game"])[order]
-    starts = np.ones(len(ids), dtype=bool)
-    starts[1:] = ids[1:] != ids[:-1]
-    rewards = np.concatenate(parts["rewards"])[order]
-    return {"obs": np.concatenate(parts["obs"])[order], "masks": np.concatenate(parts["masks"])[order],
-            "actions": np.concatenate(parts["actions"])[order], "played": np.concatenate(parts["played"])[order],
-            "returns": _discounted_returns(rewards, starts, 0.99), "starts": starts}
+    games, rewards = parts.pop("game"), parts.pop("rewards")
+    return in_game_order(games, parts, rewards, 0.99)
 
 
 def _merge(old: dict | None, new: dict) -> dict:

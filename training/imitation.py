@@ -106,15 +106,24 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
         view.close()
         if bar is not None:
             bar.close()
-    order = np.argsort(np.concatenate(games), kind="stable")  # each game's decisions together, in order
+    return in_game_order(games, {"obs": obs_parts, "masks": mask_parts, "actions": act_parts, "seats": seat_parts},
+                         reward_parts, float(cfg["ppo"]["gamma"]))
+
+
+def in_game_order(games: list[np.ndarray], parts: dict[str, list[np.ndarray]], rewards: list[np.ndarray],
+                  gamma: float) -> dict[str, np.ndarray]:
+    """Decisions recorded a step of every recording game at a time (``games``: each step's game
+    numbers), regrouped so that each game's decisions stand together, in order: every part
+    concatenated in that order, with ``starts`` (a game's first decision) and ``returns`` (the
+    learner's rewards from each decision on, discounted by ``gamma``)."""
+    order = np.argsort(np.concatenate(games), kind="stable")
     ids = np.concatenate(games)[order]
-    rewards = np.concatenate(reward_parts)[order]
     starts = np.ones(len(ids), dtype=bool)
     starts[1:] = ids[1:] != ids[:-1]
-    returns = _discounted_returns(rewards, starts, float(cfg["ppo"]["gamma"]))
-    return {"obs": np.concatenate(obs_parts)[order], "masks": np.concatenate(mask_parts)[order],
-            "actions": np.concatenate(act_parts)[order], "returns": returns, "starts": starts,
-            "seats": np.concatenate(seat_parts)[order]}
+    out = {name: np.concatenate(part)[order] for name, part in parts.items()}
+    out["returns"] = _discounted_returns(np.concatenate(rewards)[order], starts, gamma)
+    out["starts"] = starts
+    return out
 
 
 def _discounted_returns(rewards: np.ndarray, starts: np.ndarray, gamma: float) -> np.ndarray:
