@@ -5,8 +5,9 @@ A researcher's machine is rarely idle: a training run beside its evaluation, a s
 a browser. This measures what the engine's default threads keep of their speed then, against
 every fixed choice a user could make instead:
 
-- ``default``: what card_envs does unprompted (every core not kept busy by other processes,
-  numba's threads spinning about a millisecond before they sleep: ``card_envs.runtime``);
+- ``default``: what card_envs does unprompted (``card_envs.runtime``): beside busy processes at
+  its start, every core with threads that never spin; on an idle machine, libgomp's spinning and
+  only the cores other processes leave free;
 - ``1 thread``: ``NUMBA_NUM_THREADS=1`` (the plain loops, no parallel regions);
 - ``numba default``: every core, whatever the load, libgomp's default spinning (300,000 spins,
   a few milliseconds, before a thread sleeps): what the engine did before it set anything;
@@ -23,7 +24,9 @@ measured one after the other within a load level, in an order that alternates be
 The engine's users are measured the same way: PIMC's batched rollouts (decisions per second of
 ``pimc:engine=batched`` in Golf), the SB3 training loop (learner steps per second of
 ``training.train``, whose collection takes one engine thread), and an evaluation with two worker
-processes (games per second).
+processes (games per second); and, given an interpreter with Ray (``--rllib-python``, one with
+the ``distributed`` extra), the RLlib backend's batched collection on two env runners (learner
+steps per second of ``training.train --backend rllib``).
 """
 
 from __future__ import annotations
@@ -134,6 +137,21 @@ def training_rate(choice: str, seconds: float) -> float:
         return float(json.loads((Path(out) / "golf_v0" / name / "final_eval.json").read_text())["steps_per_second"])
 
 
+def rllib_rate(choice: str, seconds: float, python: str) -> float:
+    """Learner steps/s of ``training.train golf_v0 --backend rllib --num-env-runners 2`` run for
+    ``seconds`` by ``python`` (an interpreter with Ray; this checkout's card_envs on its path)."""
+    with tempfile.TemporaryDirectory() as out:
+        name = "busy"
+        args = ["-m", "training.train", "golf_v0", "--backend", "rllib", "--num-env-runners", "2",
+                "--minutes", f"{seconds / 60:.4f}", "--no-progress", "--out", out, "--name", name,
+                "--config", "eval.every=1000000000", "eval.games=2", "eval.final_games=0"]
+        env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
+        env.update(CHOICES[choice], PYTHONPATH=str(ROOT))
+        subprocess.run([python, *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=seconds + 900)
+        return float(json.loads((Path(out) / "golf_v0" / name / "final_eval.json").read_text())["steps_per_second"])
+
+
 def evaluation_rate(choice: str, games: int) -> float:
     """Games/s of ``training.evaluate golf heuristic random`` with two worker processes."""
     with tempfile.TemporaryDirectory() as out:
@@ -146,13 +164,13 @@ def evaluation_rate(choice: str, games: int) -> float:
         return games / (time.perf_counter() - began)
 
 
-def measure(games: list[str], seconds: float, users: bool, say=print) -> dict:
+def measure(games: list[str], seconds: float, users: bool, say=print, rllib_python: str | None = None) -> dict:
     """Every (load, game or user, choice) rate, side by side; see the module docstring."""
     rows = []
     started = time.perf_counter()
     for load in LOADS:
         budget = len(games) * len(CHOICES) * (seconds + 15) + (
-            len(USER_CHOICES) * (seconds * 4 + 200) if users else 0) + 600
+            len(USER_CHOICES) * (seconds * 19 + 300) if users else 0) + 600
         busy = _busy(load, budget)
         try:
             for k, game in enumerate(games):
@@ -166,7 +184,9 @@ def measure(games: list[str], seconds: float, users: bool, say=print) -> dict:
                 for what, unit, rate in (
                         ("pimc (batched rollouts)", "decisions/s", lambda c: pimc_rate(c, seconds * 2)),
                         ("training.train (SB3)", "learner steps/s", lambda c: training_rate(c, seconds * 4)),
-                        ("training.evaluate (2 workers)", "games/s", lambda c: evaluation_rate(c, 200))):
+                        ("training.evaluate (2 workers)", "games/s", lambda c: evaluation_rate(c, 200)),
+                        *((("training.train (RLlib)", "learner steps/s",
+                            lambda c: rllib_rate(c, seconds * 15, rllib_python)),) if rllib_python else ())):
                     row = {"load": load, "what": what, "unit": unit}
                     for choice in USER_CHOICES:
                         row[choice] = rate(choice)
@@ -192,7 +212,7 @@ def _line(row: dict) -> str:
 
 #: the engine's users as the table names them, and what each is counted in
 SHORT = {"pimc (batched rollouts)": "pimc, decisions/s", "training.train (SB3)": "SB3, learner steps/s",
-         "training.evaluate (2 workers)": "evaluation, games/s"}
+         "training.evaluate (2 workers)": "evaluation, games/s", "training.train (RLlib)": "RLlib, learner steps/s"}
 
 
 def table(result: dict) -> str:

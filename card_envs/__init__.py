@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 
+from card_envs import runtime  # noqa: F401 - its first reading of the machine's load, for the engine's start
 from card_envs._registration import register_all
 
 __version__ = "0.2.0"

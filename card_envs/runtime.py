@@ -1,38 +1,41 @@
 """How the batched engine's compiled kernels run in this process: numba's threads, and the one
 time the kernels are compiled.
 
-**Threads that spin briefly, then sleep.** numba runs a parallel loop on its threading layer, by
-default OpenMP (GNU libgomp). Between two parallel regions libgomp's threads spin before they
+**Threads that wait as the machine allows.** numba runs a parallel loop on its threading layer,
+by default OpenMP (GNU libgomp). Between two parallel regions libgomp's threads spin before they
 sleep (300,000 spins by default, a few milliseconds), and a region ends only when every thread
 has done its share. On a machine where other processes hold cores (a training run beside its
 evaluation, a browser, a second experiment), a spinning thread takes a core from them, a thread
 is descheduled in the middle of a region and the others spin until it returns: measured on two
 cores with two busy processes beside it, `vector_env(num_envs=1024)` fell from 326,000 steps/s on
-one thread to 21,000 on two (Guilders). Two measures keep the engine's speed there:
+one thread to 21,000 on two (Guilders). libgomp reads its wait policy once, when numba starts its
+threads, so :func:`start_threads` (called on importing :mod:`card_envs.vector`, before any kernel
+runs) chooses it from the machine's load at that moment (:meth:`OthersLoad.lately`: since
+card_envs was imported, at least a tenth of a second):
 
-- :func:`start_threads`, called before numba starts its threads (on importing
-  :mod:`card_envs.vector`), starts them with ``GOMP_SPINCOUNT=100000`` (:data:`SPIN_COUNT`: about
-  a millisecond): long enough to cover the gaps between the regions of one step, so an
-  idle machine keeps the speed of spinning threads, short enough that the threads sleep as soon
-  as the engine pauses. (A wait policy that never spins, ``OMP_WAIT_POLICY=PASSIVE``, cost two
-  thirds of Golf's speed on an idle machine: every region then waits for its threads to wake.)
-  The variable is set only while numba loads its threading layer, so other libraries (torch's
-  own OpenMP) keep their defaults, and not at all when the process's environment sets
-  ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` itself. A program that starts numba's threads itself
-  before it imports card_envs (a parallel numba function of its own, ``numba.set_num_threads``)
-  decides their spinning instead: set ``GOMP_SPINCOUNT=100000`` in its environment for the same
-  effect.
-- :func:`engine_threads`: a parallel region takes only the cores other processes leave free
-  (one thread, the plain loop, while they keep the other core busy), re-measured at most every
-  quarter of a second; ``CARD_ENVS_FOLLOW_LOAD=0`` keeps numba's thread count.
+- **other processes keep half a core or more busy**: the threads never spin
+  (``OMP_WAIT_POLICY=PASSIVE``) and every parallel region takes all of them: the OS then shares
+  the cores among all the threads that want them, and two passive threads ran up to twice as fast
+  as one thread, and 2-30x as fast as spinning ones (``benchmarks/busy_results.json``);
+- **an idle machine**: libgomp's own spinning, the fastest there (a passive wait cost up to half of
+  the speed: every region waits for its threads to wake), and :func:`engine_threads` follows the
+  load from then on: a parallel region takes only the cores other processes leave free (one
+  thread, the plain loop, while they keep the other core busy), re-measured at most every quarter
+  of a second, so a load that starts later does not meet spinning threads either.
 
-Results never depend on the threads (every game's rows are independent). What this leaves on the
-table (``benchmarks/busy_results.json``, the speed page): beside busy processes, two threads that
-never spin (``OMP_WAIT_POLICY=PASSIVE``) ran some games up to twice as fast as one thread, since
-the OS shares the cores among all the threads that want them; but the same passive threads cost
-up to half of the speed on a quiet machine, where every parallel region waits for its threads to
-wake, and libgomp reads its spin count only once, when it starts. A user who knows the machine
-stays busy can set ``OMP_WAIT_POLICY=PASSIVE CARD_ENVS_FOLLOW_LOAD=0``.
+What this leaves: a process that started on a busy machine keeps passive threads when the machine
+becomes idle (about half of the idle speed in the games with the most regions per step), and one
+that started idle runs one thread when a load comes, where passive threads would have run faster.
+The variable is set only while numba loads its threading layer, so the processes this one starts
+keep libgomp's default (torch shares the engine's OpenMP runtime, and so its wait, only where it
+is imported after the engine starts: its Linux wheels then load the same ``libgomp``), and not
+at all when the process's environment sets
+``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` itself (``OMP_WAIT_POLICY=PASSIVE`` then also keeps
+every thread in every region). ``CARD_ENVS_FOLLOW_LOAD=0`` leaves the load out: numba's threads,
+numba's wait. A program that starts numba's threads itself before card_envs does (a parallel
+numba function of its own, ``numba.set_num_threads``) decides their wait instead.
+
+Results never depend on the threads (every game's rows are independent).
 
 **Compiling once, said once.** The kernels are compiled by numba the first time a game's
 ``vector_env`` runs after card_envs is installed or updated, and kept in numba's cache
@@ -83,11 +86,28 @@ class OthersLoad:
         now = time.monotonic()
         if self._mark is not None and now - self._mark[2] < self.period:
             return self.others
+        return self._measure(now)
+
+    def lately(self, window: float = 0.1, recent: float = 2.0) -> float:
+        """The cores the other processes kept busy over the last ``window`` to ``recent`` seconds,
+        measured now: from the last reading if it is that old (importing card_envs takes one),
+        else after sleeping until ``window`` has passed since a reading."""
+        if machine_busy_seconds() is None:
+            return 0.0
+        if self._mark is None or time.monotonic() - self._mark[2] > recent:
+            self._mark = None
+            self._measure(time.monotonic())
+        wait = window - (time.monotonic() - self._mark[2])
+        if wait > 0:
+            time.sleep(wait)
+        return self._measure(time.monotonic())
+
+    def _measure(self, now: float) -> float:
         busy = machine_busy_seconds()
         if busy is None:
             return 0.0
         own = time.process_time()
-        if self._mark is not None:
+        if self._mark is not None and now > self._mark[2]:
             busy0, own0, then = self._mark
             self.others = max(0.0, ((busy - busy0) - (own - own0)) / (now - then))
         self._mark = (busy, own, now)
@@ -96,6 +116,7 @@ class OthersLoad:
 
 #: the other processes' load, as the engine sees it (one per process)
 LOAD = OthersLoad()
+LOAD.cores()  # the first reading, on importing card_envs: the load at the engine's start is measured from it
 #: ``CARD_ENVS_FOLLOW_LOAD=0`` keeps numba's thread count whatever the machine's load
 FOLLOW_LOAD = os.environ.get("CARD_ENVS_FOLLOW_LOAD", "1") != "0"
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -104,11 +125,12 @@ _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
 def engine_threads() -> int:
     """The threads the engine's next parallel region takes: numba's (``numba.set_num_threads``),
     fewer by the cores other processes kept busy lately (a core counts as taken from half of it,
-    as the PPO update's threads count them), at least one."""
+    as the PPO update's threads count them), at least one; all of numba's where they wait
+    passively (:data:`PASSIVE`)."""
     import numba
 
     threads = numba.get_num_threads()
-    if threads <= 1 or not FOLLOW_LOAD:
+    if threads <= 1 or not FOLLOW_LOAD or PASSIVE:
         return threads
     taken = int(LOAD.cores() + 0.5)
     return max(1, min(threads, _CORES - taken))
@@ -119,17 +141,16 @@ COMPILE_ESTIMATE = "about half a minute on a 2-core machine"
 
 _announced: set[str] = set()
 
-#: spins of numba's OpenMP threads before they sleep (libgomp's ``GOMP_SPINCOUNT``; its default is
-#: 300,000): chosen by measuring each game's batch at 1024 games in fresh processes (as
-#: ``benchmarks/bench_vector.py --busy`` does) among 0 (a passive wait), 3,000, 30,000, 100,000 and
-#: 300,000: 30,000 lost up to half of Guillotine's idle speed in some runs, 100,000 kept the idle
-#: speed of 300,000, and under load the engine runs one thread anyway
-SPIN_COUNT = 100_000
+#: the other processes' load (cores) from which numba's threads start waiting passively
+BUSY_AT_START = 0.5
+#: whether numba's threads wait passively (never spin): chosen by :func:`start_threads`
+PASSIVE = False
 
 
 def start_threads() -> None:
-    """Start numba's threads spinning :data:`SPIN_COUNT` times before they sleep (see the module
-    docstring); a no-op once they run, or when numba is not installed."""
+    """Start numba's threads with the wait policy the machine's load calls for (see the module
+    docstring): a no-op once they run, or when numba is not installed."""
+    global PASSIVE
     try:
         from numba.np.ufunc import parallel
     except ImportError:  # pragma: no cover - the batched engine needs numba
@@ -139,13 +160,19 @@ def start_threads() -> None:
     import numba
 
     if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
+        PASSIVE = (os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive"
+                   or os.environ.get("GOMP_SPINCOUNT", "").strip() == "0")
         numba.get_num_threads()  # starts the threading layer, as the environment says
         return
-    os.environ["GOMP_SPINCOUNT"] = str(SPIN_COUNT)
+    if not FOLLOW_LOAD or numba.config.NUMBA_NUM_THREADS <= 1 or LOAD.lately() < BUSY_AT_START:
+        numba.get_num_threads()  # libgomp's own spinning
+        return
+    PASSIVE = True
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     try:
         numba.get_num_threads()  # libgomp reads its environment when numba loads it, now
     finally:
-        del os.environ["GOMP_SPINCOUNT"]
+        del os.environ["OMP_WAIT_POLICY"]
 
 
 def threading_layer() -> str:

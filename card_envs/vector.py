@@ -108,7 +108,7 @@ from gymnasium.vector import AutoresetMode
 from card_envs.checks import check_reset_options, check_seed
 from card_envs.runtime import announce_compilation, engine_threads, start_threads
 
-start_threads()  # before any kernel runs: numba's threads spin briefly, then sleep (card_envs.runtime)
+start_threads()  # before any kernel runs: numba's threads wait as the machine's load calls for (card_envs.runtime)
 
 # ------------------------------------------------------------------------ per-row randomness
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

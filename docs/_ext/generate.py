@@ -556,13 +556,15 @@ def speed_page() -> str:
                 f"Measured on: {d.get('machine')}, {d.get('date')}, by `{d.get('command')}` ({d['seconds']:g} s per "
                 "measurement, each a fresh process). Beside 0, 1 and 2 busy processes (bounded Python loops, one per "
                 "core), the batched engine at 1024 games and its users, under each thread choice: `default` (what "
-                "card_envs does: the cores other processes leave free, threads spinning briefly before they sleep), "
+                "card_envs does: beside busy processes at its start, every core with threads that never spin; on an idle "
+                "machine, libgomp's spinning and the cores other processes leave free), "
                 "`1 thread`, `numba default` (every core, libgomp's default spinning: what the engine did before), "
                 "`passive` (every core, `OMP_WAIT_POLICY=PASSIVE`) and `workqueue` (every core, numba's own threading "
                 "layer). Rates are means over the measurement.",
                 "", busy_table(d), "",
-                "A game's rates are in steps/s; pimc's in decisions/s, SB3 training's in learner steps/s, the "
-                "evaluation's in games/s.", "",
+                "A game's rates are in steps/s; pimc's in decisions/s, SB3's and RLlib's training in learner steps/s "
+                "(RLlib: Golf, two env runners on the batched engine, in a virtualenv with the `distributed` extra), "
+                "the evaluation's in games/s.", "",
                 f"The default against the best fixed choice in the same condition: at worst {worst:.2f}×."
                 + (f" On the idle machine, the default against the speed the engine had before it set anything "
                    f"(`numba default`): at worst {idle:.2f}×." if idle is not None else ""), ""]

@@ -59,3 +59,21 @@ def test_a_busy_loop_is_bounded_and_stopped():
             p.kill()
             p.wait()
     assert loops[0].poll() is not None
+
+
+def test_the_engines_users_are_measured_and_rllib_only_given_an_interpreter_with_ray(monkeypatch):
+    monkeypatch.setattr(busy, "_busy", lambda count, seconds: [])
+    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds: 1.0)
+    calls = []
+    for name in ("pimc_rate", "training_rate"):
+        monkeypatch.setattr(busy, name, lambda choice, seconds, name=name: calls.append(name) or 2.0)
+    monkeypatch.setattr(busy, "evaluation_rate", lambda choice, games: calls.append("evaluation_rate") or 3.0)
+    monkeypatch.setattr(busy, "rllib_rate", lambda choice, seconds, python: calls.append(python) or 4.0)
+    without = busy.measure(["golf_v0"], 0.1, users=True, say=lambda *_: None)
+    assert "training.train (RLlib)" not in {r["what"] for r in without["rows"]} and "/ray/python" not in calls
+    result = busy.measure(["golf_v0"], 0.1, users=True, say=lambda *_: None, rllib_python="/ray/python")
+    rllib = [r for r in result["rows"] if r["what"] == "training.train (RLlib)"]
+    assert [r["load"] for r in rllib] == list(busy.LOADS)
+    assert all(r["unit"] == "learner steps/s" and set(busy.USER_CHOICES) <= set(r) for r in rllib)
+    assert calls.count("/ray/python") == len(busy.LOADS) * len(busy.USER_CHOICES)
+    assert "| 0 | RLlib, learner steps/s | 4 | 4 | 4 | — | — | 1.00× |" in busy.table(result)

@@ -1,6 +1,7 @@
-"""How the batched engine's kernels run in a process: numba's threads spin briefly, then sleep (so
-a busy machine does not lose a core to them), the setting touches no other library, a user's own
-setting wins, and the first compilation of a game's kernels is said in one line, once."""
+"""How the batched engine's kernels run in a process: numba's threads wait as the machine's load
+at their start calls for (spinning on an idle machine, passively beside busy processes), the
+setting touches no other library, a user's own setting wins, the engine leaves the cores other
+processes keep busy, and the first compilation of a game's kernels is said in one line, once."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def _spin_counts(code: str, **env) -> list[str]:
     """libgomp's spin count (``GOMP_SPINCOUNT``) of every OpenMP runtime ``code`` starts: 0 is a
     passive wait; libgomp's default is 300000."""
-    environment = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "CARD_ENVS_FOLLOW_LOAD")}
     environment.update(env, OMP_DISPLAY_ENV="VERBOSE")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, cwd=ROOT,
                          timeout=300)
@@ -31,24 +34,60 @@ def _spin_counts(code: str, **env) -> list[str]:
             if line.strip().startswith("GOMP_SPINCOUNT")]
 
 
-def test_the_engines_threads_spin_briefly_and_leave_the_environment_as_it_was():
+def _starting_at(others: float, then: str = "") -> str:
+    """Code that starts the engine as if the other processes kept ``others`` cores busy."""
+    return ("import os\nfrom card_envs import runtime\n"
+            f"runtime.LOAD.lately = lambda *a, **k: {others}\n"
+            "import card_envs.vector\n"
+            f"assert runtime.PASSIVE is {others >= runtime.BUSY_AT_START}\n"
+            "assert 'OMP_WAIT_POLICY' not in os.environ and 'GOMP_SPINCOUNT' not in os.environ\n" + then)
+
+
+@pytest.fixture
+def omp():
     if runtime.threading_layer() != "omp":
         pytest.skip(f"numba runs on its {runtime.threading_layer()} layer here, not OpenMP")
-    code = "import os, card_envs.vector; assert 'GOMP_SPINCOUNT' not in os.environ"
-    assert _spin_counts(code) == [str(runtime.SPIN_COUNT)] == ["100000"]
-    # numba's own default, without card_envs: its threads spin
-    assert _spin_counts("import numba; numba.get_num_threads()") == ["300000"]
-    # the policy is the engine's alone: torch's OpenMP runtime, started afterwards, keeps its default
-    counts = _spin_counts("import card_envs.vector, torch; torch.set_num_threads(2); torch.ones(64, 64) @ torch.ones(64, 64)")
-    assert counts[0] == "100000" and all(c == "300000" for c in counts[1:])
 
 
-def test_a_wait_policy_or_spin_count_the_user_sets_wins():
-    if runtime.threading_layer() != "omp":
-        pytest.skip("not OpenMP")
-    assert _spin_counts("import card_envs.vector", OMP_WAIT_POLICY="PASSIVE") == ["0"]
-    assert _spin_counts("import card_envs.vector", OMP_WAIT_POLICY="ACTIVE") not in (["0"], ["100000"])
-    assert _spin_counts("import card_envs.vector", GOMP_SPINCOUNT="1234") == ["1234"]
+def test_on_an_idle_machine_the_engines_threads_spin_as_libgomp_lets_them(omp):
+    assert _spin_counts(_starting_at(0.0)) == ["300000"]
+    assert _spin_counts(_starting_at(0.4)) == ["300000"]
+
+
+def test_beside_busy_processes_the_engines_threads_wait_passively_and_the_setting_stays_in_numba(omp):
+    assert _spin_counts(_starting_at(0.6)) == ["0"]
+    # every thread in every region: passive threads share the cores the OS gives them
+    assert _spin_counts(_starting_at(2.0, "assert runtime.engine_threads() == __import__('numba').get_num_threads()"),
+                        NUMBA_NUM_THREADS="2") == ["0"]
+    # the setting leaves with numba's start: a process the engine's process starts keeps libgomp's default
+    child = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'import numba; numba.get_num_threads()'], check=True)"
+    assert _spin_counts(_starting_at(2.0, child)) == ["0", "300000"]
+    # CARD_ENVS_FOLLOW_LOAD=0 leaves the load out: numba's own wait
+    assert _spin_counts("from card_envs import runtime\nruntime.LOAD.lately = lambda *a, **k: 2.0\n"
+                        "import card_envs.vector\nassert not runtime.PASSIVE", CARD_ENVS_FOLLOW_LOAD="0") == ["300000"]
+
+
+def test_two_busy_processes_make_a_fresh_engine_wait_passively(omp):
+    if len(os.sched_getaffinity(0)) < 2 or runtime.machine_busy_seconds() is None:
+        pytest.skip("needs two cores and /proc/stat")
+    spin = "import time\nend = time.time() + 20\nwhile time.time() < end:\n    pass\n"
+    busy = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(2)]
+    try:
+        time.sleep(0.3)
+        code = "import card_envs.vector\nfrom card_envs import runtime\nassert runtime.PASSIVE, runtime.LOAD.others"
+        assert _spin_counts(code, NUMBA_NUM_THREADS="2") == ["0"]
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+
+
+def test_a_wait_policy_or_spin_count_the_user_sets_wins(omp):
+    assert _spin_counts("from card_envs import runtime\nruntime.LOAD.lately = lambda *a, **k: 0.0\n"
+                        "import card_envs.vector\nassert runtime.PASSIVE", OMP_WAIT_POLICY="PASSIVE") == ["0"]
+    assert _spin_counts("import card_envs.vector", OMP_WAIT_POLICY="ACTIVE") not in (["0"], ["300000"])
+    assert _spin_counts("from card_envs import runtime\nruntime.LOAD.lately = lambda *a, **k: 2.0\n"
+                        "import card_envs.vector\nassert not runtime.PASSIVE", GOMP_SPINCOUNT="1234") == ["1234"]
 
 
 def test_the_first_compilation_of_a_kernel_module_is_announced_once(tmp_path, monkeypatch, capsys):
@@ -103,6 +142,9 @@ def test_the_engine_leaves_the_cores_other_processes_keep_busy(monkeypatch):
             assert runtime.engine_threads() == threads
             assert vector.threaded(1024) is (threads > 1)
         assert not vector.threaded(vector.PARALLEL_MIN_ROWS - 1)  # a small batch: the plain loop anyway
+        monkeypatch.setattr(runtime, "PASSIVE", True)  # passive threads: every one, whatever the load
+        assert runtime.engine_threads() == 2
+        monkeypatch.setattr(runtime, "PASSIVE", False)
         monkeypatch.setattr(runtime, "FOLLOW_LOAD", False)  # CARD_ENVS_FOLLOW_LOAD=0: numba's count, whatever the load
         assert runtime.engine_threads() == 2
     finally:
@@ -122,3 +164,27 @@ def test_the_load_is_what_the_other_processes_use(monkeypatch):
     assert load.cores() == pytest.approx(1.0)
     clock.update(busy=101.7, own=10.7, wall=1002.0)  # this process alone
     assert load.cores() == pytest.approx(0.0, abs=1e-9)
+
+
+def test_the_load_at_the_engines_start_covers_at_least_a_tenth_of_a_second(monkeypatch):
+    clock = {"busy": 100.0, "own": 10.0, "wall": 1000.0}
+    monkeypatch.setattr(runtime, "machine_busy_seconds", lambda: clock["busy"])
+    monkeypatch.setattr(runtime.time, "process_time", lambda: clock["own"])
+    monkeypatch.setattr(runtime.time, "monotonic", lambda: clock["wall"])
+    slept = []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        clock["wall"] += seconds
+        clock["busy"] += 2 * seconds  # two other processes, busy all the while
+
+    monkeypatch.setattr(runtime.time, "sleep", sleep)
+    load = runtime.OthersLoad()
+    load.cores()  # the reading on importing card_envs
+    clock.update(busy=100.03, own=10.01, wall=1000.02)  # the engine starts 20 ms later
+    assert load.lately() == pytest.approx((0.19 - 0.01) / 0.1)  # others' busy time less this process's
+    assert slept == [pytest.approx(0.08)]
+    clock.update(busy=clock["busy"] + 3.0, own=clock["own"] + 3.0, wall=clock["wall"] + 3.0)  # only this process
+    slept.clear()
+    assert load.lately() == pytest.approx(2.0)  # an old reading is read anew: the last 0.1 s only
+    assert slept == [pytest.approx(0.1)]
