@@ -39,7 +39,8 @@ and a policy shipped for it); until then the run leaves it out and the leaderboa
 measured.
 
 ``--quick`` plays :data:`QUICK_GAMES` games per member: a development check, marked
-``"conforms": false`` in its card, as is any run with another ``--games`` or ``--table``.
+``"conforms": false`` in its card, as is any run with another ``--games`` or other tables (the
+``tables`` argument of :func:`benchmark` in Python; the command line keeps the protocol's).
 """
 
 from __future__ import annotations
