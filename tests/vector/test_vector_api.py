@@ -339,16 +339,17 @@ def test_a_waiting_game_does_not_move_while_the_others_do(game):
 STEPS = 80
 
 
-def _outputs(game: str, cfg: dict, threads: int, steps: int) -> tuple[list[np.ndarray], int]:
+def _outputs(game: str, cfg: dict, threads: int, steps: int, one_pass: bool) -> tuple[list[np.ndarray], int]:
     """Everything ``step`` returns over ``steps`` random steps of a prange-sized batch, with
-    ``threads`` threads (two: the one-pass ``advance`` kernel; one: the step-by-step kernels);
-    and how many games finished."""
+    ``threads`` threads (two: the one-pass ``advance`` kernel; one: the one pass if ``one_pass``,
+    else the step-by-step kernels); and how many games finished."""
     import numba
 
     before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
         venv = vector.make(game, vector.PARALLEL_MIN_ROWS + 16, cfg)
+        venv._one_pass_always = one_pass
         obs, _ = venv.reset(seed=3)
         venv.sample_actions(3)
         out, finished = [obs["observation"].copy(), obs["action_mask"].copy()], 0
@@ -372,14 +373,20 @@ ONE_PASS_GAMES = [g for g in VECTOR_GAMES if hasattr(importlib.import_module(f"c
 
 def test_the_games_whose_two_core_step_needed_it_have_the_one_pass_step():
     assert {"guillotine", "fiddlesticks"} <= set(ONE_PASS_GAMES)
+    import card_envs
+
+    assert card_envs.guillotine_v0.vector_env(num_envs=2)._one_pass_always  # measured faster on one thread too
+    assert not card_envs.fiddlesticks_v0.vector_env(num_envs=2)._one_pass_always
 
 
 @pytest.mark.parametrize("game", ONE_PASS_GAMES)
 def test_the_one_pass_parallel_step_is_the_step_by_step_step_in_every_configuration(game):
     """On threads ``VectorEnv.step`` runs each game's ``advance`` kernel (step, final
-    observations, results, new games, masks and observations in one parallel pass); on one thread
-    the step-by-step kernels the differential test checks against ``raw_env()``. Both give the
-    same bytes, waiting games included, in every configuration the differential test plays."""
+    observations, results, new games, masks and observations in one parallel pass), on one thread
+    too where the game's kernels say it is faster there (``ONE_PASS_ON_ONE_THREAD``), else the
+    step-by-step kernels. The one pass on two threads and on one gives the same bytes as the
+    step-by-step kernels, waiting games included, in every configuration the differential test
+    plays."""
     import numba
 
     from tests.conformance.test_kernels import configurations
@@ -388,11 +395,12 @@ def test_the_one_pass_parallel_step_is_the_step_by_step_step_in_every_configurat
         pytest.fail("numba sees a single core: the parallel path cannot be compared")
     finished = 0
     for cfg in configurations(game):
-        one, ended = _outputs(game, cfg, 1, STEPS)
-        two, _ = _outputs(game, cfg, 2, STEPS)
-        assert len(one) == len(two)
-        for i, (a, b) in enumerate(zip(one, two)):
-            assert a.shape == b.shape and a.tobytes() == b.tobytes(), f"{cfg}: output {i} differs"
+        one, ended = _outputs(game, cfg, 1, STEPS, one_pass=False)
+        for threads in (2, 1):
+            other, _ = _outputs(game, cfg, threads, STEPS, one_pass=True)
+            assert len(one) == len(other)
+            for i, (a, b) in enumerate(zip(one, other)):
+                assert a.shape == b.shape and a.tobytes() == b.tobytes(), f"{cfg}, {threads} threads: output {i} differs"
         finished += ended
     assert finished > 0, "no game finished: the final observations and new games were not compared"
 
