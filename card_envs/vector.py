@@ -262,25 +262,34 @@ def wait_row(rewards, terminated, truncated, g):
     truncated[g] = False
 
 
-@njit(cache=True, inline="always")
-def _sample_row(mask, rng, out, g):
-    """A uniformly random legal action for game g, from the sampler's generator of that row."""
-    count = 0
-    for a in range(mask.shape[1]):
-        count += mask[g, a]
-    k = randbelow(rng, g, count)
-    for a in range(mask.shape[1]):
-        if mask[g, a]:
-            if k == 0:
-                out[g] = a
-                break
-            k -= 1
-
-
 @njit(cache=True, nogil=True)
 def _sample_serial(mask, rng, out, lo, hi):
+    """A uniformly random legal action for each game g of ``lo:hi``, from the sampler's generator
+    of that row: the k-th legal action, k uniform below their count (whole runs of 8 actions
+    before it are counted off at once, then it is looked for one action at a time). The row's
+    code is in the loop itself: numba keeps no reference counting there."""
+    width = mask.shape[1]
     for g in range(lo, hi):
-        _sample_row(mask, rng, out, g)
+        count = 0
+        for a in range(width):
+            count += mask[g, a]
+        k = randbelow(rng, g, count)
+        a = 0
+        while a + 8 <= width:
+            run = 0
+            for i in range(8):
+                run += mask[g, a + i]
+            if k < run:
+                break
+            k -= run
+            a += 8
+        while a < width:
+            if mask[g, a]:
+                if k == 0:
+                    out[g] = a
+                    break
+                k -= 1
+            a += 1
 
 
 @njit(cache=True, parallel=True)

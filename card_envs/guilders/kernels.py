@@ -4,22 +4,28 @@ The state of N games, one row per game (struct of arrays; T = total cards, P = p
 order the drivers take them (declared with the state: ``rules.STATE``):
 
     fan        (N, T)     int16   the face-down fan, index ``row[FAN_LEN] - 1`` drawn next
-    disc       (N, T)     int16   the discard pile; ``disc_by`` (int32) who drew each, ``disc_call``
+    disc       (N, T)     int16   the discard pile; ``disc_by`` (int16) who drew each, ``disc_call``
                                   (int16) the call each missed
     lost, aside (N, T)    int16   cards the evil penalty took out; jokers set aside (in order)
     stats      (N, P, 5)  int32   per seat: [score, cards worth 1, 5, 10, 15]
     known      (N, P, 54) int16   per seat: the discards it drew itself
     miss       (N, P, 70) int16   per seat and call: its misses now in the discard pile; ``miss_all``
-                                  (N, 70) and ``miss_seat`` (N, P) (int32) its sums over seats and calls
+                                  (N, 70) and ``miss_seat`` (N, P) (int16) its sums over seats and calls
     pile_card  (N, P, T)  int16   every score pile in scoring order; ``pile_val`` (int8) the values
     pile_len   (N, P)     int32
-    counts     (N, 4, 54) int32   per card: [scored, lost, set aside, in the discard pile]
+    counts     (N, 4, 54) int16   per card: [scored, lost, set aside, in the discard pile]
     row        (N, F)     int32   per game scalars, named by the field constants below
     rng        (N,)       uint64  each game's own generator
 
 Each kernel reads like the ``GuildersRules`` method it mirrors (``new_game``, ``apply`` with
 ``_score``, ``_discard``, ``_clear_discards``, ``_penalty``) and ``view.view`` + ``Codec.encode``,
 at the offsets of the view's own Layout. ``tests/vector/`` checks them against the rules engine.
+
+Each driver's plain loop holds its row's code itself, and every kernel compiles with numpy's error
+model (``_KERNEL``): a row's code written as an inlined function of the state arrays, or one with a
+division that may raise ZeroDivisionError, keeps numba's reference counting of every array in the
+row loop (two atomic calls per array per row, most of a step's time); no divisor here can be 0
+(players, total cards and max turns are at least 1).
 """
 
 from __future__ import annotations
@@ -49,7 +55,10 @@ from card_envs.guilders.rules import (
 )
 from card_envs.guilders.view import MISS_SCALE, NUM_EVENTS, SCORE_SCALE
 from card_envs.schema import CARDS, PLAYERS, ConfigArray
-from card_envs.vector import GameKernels, drive, randbelow, shuffle, span, wait_row
+from card_envs.vector import GameKernels, drive, randbelow, span, wait_row
+
+#: every kernel's compile options: no exception paths for division by zero (see the docstring)
+_KERNEL = dict(cache=True, error_model="numpy")
 
 NUM_CARDS = cards.NUM_CARDS
 NUM_STATS = 1 + len(VALUES)  # the columns of ``stats``: the score, then the cards of each value
@@ -81,15 +90,21 @@ CONFIG = ConfigArray(
  C_TOTAL, C_COPIES) = map(CONFIG.index, (
     "players", "public_discards", "evil_joker", "good_joker", "chaotic_joker", "refan_discards", "start_player",
     "max_turns", "score_mode", "total_cards", "max_copies"))
-# offsets into the observation (``offs`` indices), from the view's Layout
-_SEGMENTS = ("fan_size", "known_discards", "last_call", "last_card", "last_events", "last_points",
-             "last_lost_card", "miss_calls", "own_miss_calls", "holder", "scored_value", "scored_place",
-             "standing", "scores", "pile_values", "to_act", "last_mover", "seat_misses")
-(O_HEAD, O_COUNTS, O_LAST_CALL, O_LAST_CARD, O_EVENTS, O_POINTS, O_LOST_CARD, O_MISS, O_OWN_MISS,
- O_HOLDER, O_VALUE, O_PLACE, O_STANDING, O_SCORES, O_PILES, O_TO_ACT, O_LAST_MOVER, O_SEAT_MISSES) = range(18)
+# offsets into the observation, from the view's Layout. The segments up to the score piles' come
+# first and start at the same index in every configuration: compile-time constants, so the loops
+# over them vectorize (an index offset of unknown sign costs numba's negative-index fix-up on every
+# entry); ``Kernels`` checks them against each configuration's layout
+_FIXED = ("fan_size", "known_discards", "scored", "lost", "set_aside", "unseen", "last_call", "last_card",
+          "last_events", "last_points", "last_lost_card", "miss_calls", "own_miss_calls", "holder")
+(O_HEAD, O_KNOWN, O_SCORED, O_LOST, O_ASIDE, O_UNSEEN, O_LAST_CALL, O_LAST_CARD, O_EVENTS, O_POINTS,
+ O_LOST_CARD, O_MISS, O_OWN_MISS, O_HOLDER) = (
+    guilders_view.layout(GuildersRules(num_players=1)).by_name[name].start for name in _FIXED)
+# the rest move with the copies of a card and the players (``offs`` indices)
+_SEGMENTS = ("scored_value", "scored_place", "standing", "scores", "pile_values", "to_act", "last_mover", "seat_misses")
+O_VALUE, O_PLACE, O_STANDING, O_SCORES, O_PILES, O_TO_ACT, O_LAST_MOVER, O_SEAT_MISSES = range(8)
 
-# rows of ``Kernels.tabs``: float32 quotients of the view's scalings, indexed by the integer
-T_MISS, T_SCORE, T_COUNT, T_HOLDER, T_VALUE, T_PLACE = range(6)
+# rows of ``Kernels.tabs``: the view's float32 scalings of the score piles' entries, indexed by the integer
+T_HOLDER, T_VALUE, T_PLACE = range(3)
 
 _MATCH = np.array(MATCH_POINTS, dtype=np.int64)
 #: ``_VALUE_INDEX[v]``: the stats column of a card worth v points (1, 5, 10, 15)
@@ -99,7 +114,7 @@ for _i, _v in enumerate(VALUES):
 
 
 # ------------------------------------------------------------------------------ the rules
-@njit(cache=True)
+@njit(**_KERNEL, inline="always")
 def _score(pile_card, pile_val, pile_len, counts, stats, g, p, x, value):
     """The card goes to p's score pile worth ``value``."""
     k = pile_len[g, p]
@@ -111,7 +126,7 @@ def _score(pile_card, pile_val, pile_len, counts, stats, g, p, x, value):
     counts[g, SCORED, x] += 1
 
 
-@njit(cache=True)
+@njit(**_KERNEL, inline="always")
 def _discard(disc, disc_by, disc_call, counts, known, miss, miss_all, miss_seat, row, g, p, x, call):
     """A miss: the card goes to the discard pile (the drawer knows it; the table knows the call
     it failed)."""
@@ -127,7 +142,7 @@ def _discard(disc, disc_by, disc_call, counts, known, miss, miss_all, miss_seat,
     known[g, p, x] += 1
 
 
-@njit(cache=True)
+@njit(**_KERNEL, inline="always")
 def _clear_discards(counts, known, miss, miss_all, miss_seat, row, g, n):
     """The discard pile went into the fan: nobody knows where any of its cards lies now."""
     row[g, DISC_LEN] = 0
@@ -143,7 +158,7 @@ def _clear_discards(counts, known, miss, miss_all, miss_seat, row, g, n):
             miss[g, p, a] = 0
 
 
-@njit(cache=True)
+@njit(**_KERNEL, inline="always")
 def _penalty(pile_card, pile_val, pile_len, counts, stats, lost, row, g, p):
     """Evil joker: p loses the highest-valued card of its score pile, the most recently scored
     among equal values; it leaves the game. Returns (card, value), or (-1, 0) if the pile is empty."""
@@ -169,55 +184,66 @@ def _penalty(pile_card, pile_val, pile_len, counts, stats, lost, row, g, p):
     return card, value
 
 
-@njit(cache=True, inline="always")
-def _new_games_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, w):
+@njit(**_KERNEL, inline="always")
+def _shuffle_fan(fan, rng, g, length, follow):
+    """Fisher-Yates shuffle of game g's first ``length`` fan cards in place (``vector.shuffle``'s
+    draws and swaps); returns where the card at index ``follow`` went (-1: follow none)."""
+    for i in range(length - 1, 0, -1):
+        j = randbelow(rng, g, i + 1)
+        t = fan[g, i]
+        fan[g, i] = fan[g, j]
+        fan[g, j] = t
+        if follow == i:
+            follow = j
+        elif follow == j:
+            follow = i
+    return follow
+
+
+@njit(**_KERNEL, nogil=True)
+def new_games_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, lo, hi):
     """Shuffle every card into a face-down fan (or take the stacked deck, drawn top card first);
     empty discard pile and score piles; ``start_player`` calls first."""
     n = cfg[C_PLAYERS]
     size = deck.shape[0]
-    g = rows[w]
-    row[g, CUR] = randbelow(rng, g, n) if cfg[C_START] < 0 else cfg[C_START]
-    if stacked:
-        for j in range(size):  # the end of the fan is drawn first
-            fan[g, j] = decks[w, size - 1 - j]
-    else:
-        for j in range(size):
-            fan[g, j] = deck[j]
-        shuffle(rng, g, fan[g], size)
-    row[g, FAN_LEN] = size
-    row[g, TERMINATED] = 0
-    row[g, TRUNCATED] = 0
-    row[g, TURN] = 0
-    row[g, LOST_LEN] = 0
-    row[g, ASIDE_LEN] = 0
-    row[g, REFANS] = cfg[C_REFANS]
-    for p in range(n):
-        pile_len[g, p] = 0
-        for v in range(NUM_STATS):
-            stats[g, p, v] = 0
-    for r in range(4):
-        for c in range(NUM_CARDS):
-            counts[g, r, c] = 0
-    _clear_discards(counts, known, miss, miss_all, miss_seat, row, g, n)
-    row[g, L_MOVER] = -1
-    row[g, L_CALL] = -1
-    row[g, L_CARD] = -1
-    row[g, L_LOST] = -1
-    row[g, L_PUBLIC] = 0
-    row[g, L_EVENTS] = 0
-    row[g, L_GAIN] = 0
-    row[g, L_LOSS] = 0
-    row[g, L_PLACE_ZONE] = PLACE_NONE
-    row[g, L_PLACE_IDX] = 0
-
-
-@njit(cache=True, nogil=True)
-def new_games_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, lo, hi):
     for w in range(lo, hi):
-        _new_games_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, w)
+        g = rows[w]
+        row[g, CUR] = randbelow(rng, g, n) if cfg[C_START] < 0 else cfg[C_START]
+        if stacked:
+            for j in range(size):  # the end of the fan is drawn first
+                fan[g, j] = decks[w, size - 1 - j]
+        else:
+            for j in range(size):
+                fan[g, j] = deck[j]
+            _shuffle_fan(fan, rng, g, size, -1)
+        row[g, FAN_LEN] = size
+        row[g, TERMINATED] = 0
+        row[g, TRUNCATED] = 0
+        row[g, TURN] = 0
+        row[g, LOST_LEN] = 0
+        row[g, ASIDE_LEN] = 0
+        row[g, REFANS] = cfg[C_REFANS]
+        for p in range(n):
+            pile_len[g, p] = 0
+            for v in range(NUM_STATS):
+                stats[g, p, v] = 0
+        for r in range(4):
+            for c in range(NUM_CARDS):
+                counts[g, r, c] = 0
+        _clear_discards(counts, known, miss, miss_all, miss_seat, row, g, n)
+        row[g, L_MOVER] = -1
+        row[g, L_CALL] = -1
+        row[g, L_CARD] = -1
+        row[g, L_LOST] = -1
+        row[g, L_PUBLIC] = 0
+        row[g, L_EVENTS] = 0
+        row[g, L_GAIN] = 0
+        row[g, L_LOSS] = 0
+        row[g, L_PLACE_ZONE] = PLACE_NONE
+        row[g, L_PLACE_IDX] = 0
 
 
-@njit(cache=True, parallel=True)
+@njit(**_KERNEL, parallel=True)
 def new_games_parallel(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, spans):
     n = rows.shape[0]
     for c in prange(spans):
@@ -226,129 +252,116 @@ def new_games_parallel(fan, disc, disc_by, disc_call, lost, aside, stats, known,
                          pile_card, pile_val, pile_len, counts, row, rng, cfg, deck, rows, decks, stacked, lo, hi)
 
 
-@njit(cache=True, inline="always")
-def _step_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, g):
-    """One whole turn (CALL, DRAW, RESOLVE, ADVANCE) in every game (``GuildersRules.apply``)."""
+@njit(**_KERNEL, nogil=True)
+def step_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, lo, hi):
+    """One whole turn (CALL, DRAW, RESOLVE, ADVANCE) in each game of ``lo:hi`` (``GuildersRules.apply``);
+    a game whose action is negative waits (``VectorEnv.step``'s WAIT)."""
     n = cfg[C_PLAYERS]
-    for q in range(n):
-        rewards[g, q] = 0.0
-    action = actions[g]
-    p = row[g, CUR]
-    row[g, FAN_LEN] -= 1
-    x = fan[g, row[g, FAN_LEN]]
-    events = 0
-    gain = 0
-    loss = 0
-    lost_card = -1
-    public = 1
-    place_zone = PLACE_NONE
-    place_idx = 0
-    if x < 52:
-        v = _MATCH[action * 52 + x] if action < JOKER_CALL else 0  # JOKER never matches a card
-        if v:
-            _score(pile_card, pile_val, pile_len, counts, stats, g, p, x, v)
-            gain = v
-            events = MATCHED
-        else:
-            _discard(disc, disc_by, disc_call, counts, known, miss, miss_all, miss_seat, row, g, p, x, action)
-            events = MISSED
-            public = cfg[C_PUBLIC]
-            place_zone = PLACE_DISCARDS
-            place_idx = row[g, DISC_LEN] - 1
-    else:
-        if cfg[C_GOOD] and action == JOKER_CALL:  # step 1: no evil penalty
-            _score(pile_card, pile_val, pile_len, counts, stats, g, p, x, JOKER_POINTS)
-            gain = JOKER_POINTS
-            events = JOKER_SCORED
-        else:
-            if cfg[C_EVIL]:  # step 2
-                card, value = _penalty(pile_card, pile_val, pile_len, counts, stats, lost, row, g, p)
-                if card >= 0:
-                    lost_card = card
-                    loss = value
-                    events |= PENALTY
-            if cfg[C_EVIL] or cfg[C_CHAOTIC]:  # step 3
-                aside[g, row[g, ASIDE_LEN]] = x
-                row[g, ASIDE_LEN] += 1
-                counts[g, ASIDE, x] += 1
-                events |= SET_ASIDE
+    for g in range(lo, hi):
+        if actions[g] < 0:
+            wait_row(rewards, term, trunc, g)
+            continue
+        for q in range(n):
+            rewards[g, q] = 0.0
+        action = actions[g]
+        p = row[g, CUR]
+        row[g, FAN_LEN] -= 1
+        x = fan[g, row[g, FAN_LEN]]
+        events = 0
+        gain = 0
+        loss = 0
+        lost_card = -1
+        public = 1
+        place_zone = PLACE_NONE
+        place_idx = 0
+        if x < 52:
+            v = _MATCH[action * 52 + x] if action < JOKER_CALL else 0  # JOKER never matches a card
+            if v:
+                _score(pile_card, pile_val, pile_len, counts, stats, g, p, x, v)
+                gain = v
+                events = MATCHED
             else:
                 _discard(disc, disc_by, disc_call, counts, known, miss, miss_all, miss_seat, row, g, p, x, action)
-                events |= MISSED
+                events = MISSED
                 public = cfg[C_PUBLIC]
                 place_zone = PLACE_DISCARDS
                 place_idx = row[g, DISC_LEN] - 1
-        if cfg[C_CHAOTIC]:  # step 4: the discards are shuffled back into the fan
-            m = row[g, FAN_LEN]
-            for i in range(row[g, DISC_LEN]):
-                fan[g, m + i] = disc[g, i]
-            m += row[g, DISC_LEN]
-            shuffle(rng, g, fan[g], m)
-            row[g, FAN_LEN] = m
-            _clear_discards(counts, known, miss, miss_all, miss_seat, row, g, n)
-            events |= RESHUFFLED
-    # ADVANCE
-    if row[g, FAN_LEN] == 0:
-        d = row[g, DISC_LEN]
-        if d > 0 and row[g, REFANS] != 0:
-            for i in range(d):
-                fan[g, i] = disc[g, i]
-            # a Fisher-Yates shuffle that follows the card missed this turn to its new place
-            for i in range(d - 1, 0, -1):
-                j = randbelow(rng, g, i + 1)
-                t = fan[g, i]
-                fan[g, i] = fan[g, j]
-                fan[g, j] = t
-                if place_idx == i:
-                    place_idx = j
-                elif place_idx == j:
-                    place_idx = i
-            if place_zone == PLACE_DISCARDS:
-                place_zone = PLACE_FAN
-            row[g, FAN_LEN] = d
-            _clear_discards(counts, known, miss, miss_all, miss_seat, row, g, n)
-            if row[g, REFANS] > 0:
-                row[g, REFANS] -= 1
-            events |= REFANNED
         else:
-            row[g, TERMINATED] = 1
-    row[g, TURN] += 1
-    if not row[g, TERMINATED] and row[g, TURN] >= cfg[C_MAX_TURNS]:
-        row[g, TRUNCATED] = 1
-    row[g, CUR] = -1 if (row[g, TERMINATED] or row[g, TRUNCATED]) else (p + 1) % n
-    row[g, L_MOVER] = p
-    row[g, L_CALL] = action
-    row[g, L_CARD] = x
-    row[g, L_PUBLIC] = public
-    row[g, L_EVENTS] = events
-    row[g, L_GAIN] = gain
-    row[g, L_LOSS] = loss
-    row[g, L_LOST] = lost_card
-    row[g, L_PLACE_ZONE] = place_zone
-    row[g, L_PLACE_IDX] = place_idx
-    delta = gain - loss
-    if delta != 0 and cfg[C_SCORE_MODE]:
-        if n == 1:
-            rewards[g, 0] += np.float32(delta / REWARD_SCALE)
-        else:  # (points gained - mean gained by the table) / 10, for every seat
-            others = -delta / (n * REWARD_SCALE)
-            for q in range(n):
-                rewards[g, q] += np.float32(others)
-            rewards[g, p] = np.float32(0.0 + delta * (n - 1) / (n * REWARD_SCALE))
-    term[g] = row[g, TERMINATED] != 0
-    trunc[g] = row[g, TRUNCATED] != 0
+            if cfg[C_GOOD] and action == JOKER_CALL:  # step 1: no evil penalty
+                _score(pile_card, pile_val, pile_len, counts, stats, g, p, x, JOKER_POINTS)
+                gain = JOKER_POINTS
+                events = JOKER_SCORED
+            else:
+                if cfg[C_EVIL]:  # step 2
+                    card, value = _penalty(pile_card, pile_val, pile_len, counts, stats, lost, row, g, p)
+                    if card >= 0:
+                        lost_card = card
+                        loss = value
+                        events |= PENALTY
+                if cfg[C_EVIL] or cfg[C_CHAOTIC]:  # step 3
+                    aside[g, row[g, ASIDE_LEN]] = x
+                    row[g, ASIDE_LEN] += 1
+                    counts[g, ASIDE, x] += 1
+                    events |= SET_ASIDE
+                else:
+                    _discard(disc, disc_by, disc_call, counts, known, miss, miss_all, miss_seat, row, g, p, x, action)
+                    events |= MISSED
+                    public = cfg[C_PUBLIC]
+                    place_zone = PLACE_DISCARDS
+                    place_idx = row[g, DISC_LEN] - 1
+            if cfg[C_CHAOTIC]:  # step 4: the discards are shuffled back into the fan
+                m = row[g, FAN_LEN]
+                for i in range(row[g, DISC_LEN]):
+                    fan[g, m + i] = disc[g, i]
+                m += row[g, DISC_LEN]
+                _shuffle_fan(fan, rng, g, m, -1)
+                row[g, FAN_LEN] = m
+                _clear_discards(counts, known, miss, miss_all, miss_seat, row, g, n)
+                events |= RESHUFFLED
+        # ADVANCE
+        if row[g, FAN_LEN] == 0:
+            d = row[g, DISC_LEN]
+            if d > 0 and row[g, REFANS] != 0:
+                for i in range(d):
+                    fan[g, i] = disc[g, i]
+                place_idx = _shuffle_fan(fan, rng, g, d, place_idx)  # the card missed this turn, followed
+                if place_zone == PLACE_DISCARDS:
+                    place_zone = PLACE_FAN
+                row[g, FAN_LEN] = d
+                _clear_discards(counts, known, miss, miss_all, miss_seat, row, g, n)
+                if row[g, REFANS] > 0:
+                    row[g, REFANS] -= 1
+                events |= REFANNED
+            else:
+                row[g, TERMINATED] = 1
+        row[g, TURN] += 1
+        if not row[g, TERMINATED] and row[g, TURN] >= cfg[C_MAX_TURNS]:
+            row[g, TRUNCATED] = 1
+        row[g, CUR] = -1 if (row[g, TERMINATED] or row[g, TRUNCATED]) else (p + 1) % n
+        row[g, L_MOVER] = p
+        row[g, L_CALL] = action
+        row[g, L_CARD] = x
+        row[g, L_PUBLIC] = public
+        row[g, L_EVENTS] = events
+        row[g, L_GAIN] = gain
+        row[g, L_LOSS] = loss
+        row[g, L_LOST] = lost_card
+        row[g, L_PLACE_ZONE] = place_zone
+        row[g, L_PLACE_IDX] = place_idx
+        delta = gain - loss
+        if delta != 0 and cfg[C_SCORE_MODE]:
+            if n == 1:
+                rewards[g, 0] += np.float32(delta / REWARD_SCALE)
+            else:  # (points gained - mean gained by the table) / 10, for every seat
+                others = -delta / (n * REWARD_SCALE)
+                for q in range(n):
+                    rewards[g, q] += np.float32(others)
+                rewards[g, p] = np.float32(0.0 + delta * (n - 1) / (n * REWARD_SCALE))
+        term[g] = row[g, TERMINATED] != 0
+        trunc[g] = row[g, TRUNCATED] != 0
 
 
-@njit(cache=True, nogil=True)
-def step_serial(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, lo, hi):
-    for g in range(lo, hi):
-        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
-            wait_row(rewards, term, trunc, g)
-        else:
-            _step_row(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, g)
-
-
-@njit(cache=True, parallel=True)
+@njit(**_KERNEL, parallel=True)
 def step_parallel(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, spans):
     n = actions.shape[0]
     for c in prange(spans):
@@ -357,24 +370,19 @@ def step_parallel(fan, disc, disc_by, disc_call, lost, aside, stats, known, miss
                     pile_val, pile_len, counts, row, rng, cfg, actions, rewards, term, trunc, lo, hi)
 
 
-@njit(cache=True, inline="always")
-def _legal_row(row, good_joker, mask, g):
+@njit(**_KERNEL, nogil=True)
+def legal_serial(row, good_joker, mask, lo, hi):
     """Every call is always legal, exhausted cards included; JOKER only with good_joker. The
     mask never depends on the fan."""
-    live = row[g, CUR] >= 0
-    for a in range(NUM_ACTIONS):
-        mask[g, a] = 1 if live else 0
-    if not good_joker:
-        mask[g, JOKER_CALL] = 0
-
-
-@njit(cache=True, nogil=True)
-def legal_serial(row, good_joker, mask, lo, hi):
     for g in range(lo, hi):
-        _legal_row(row, good_joker, mask, g)
+        live = row[g, CUR] >= 0
+        for a in range(NUM_ACTIONS):
+            mask[g, a] = 1 if live else 0
+        if not good_joker:
+            mask[g, JOKER_CALL] = 0
 
 
-@njit(cache=True, parallel=True)
+@njit(**_KERNEL, parallel=True)
 def legal_parallel(row, good_joker, mask, spans):
     n = mask.shape[0]
     for c in prange(spans):
@@ -382,109 +390,107 @@ def legal_parallel(row, good_joker, mask, spans):
         legal_serial(row, good_joker, mask, lo, hi)
 
 
-@njit(cache=True, inline="always")
-def _encode_row(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts,
-                offs, tabs, rows, seats, out, w):
-    """``view.view`` then ``Codec.encode``: game g's observation from seat ``seats[g]``. Every
-    count is scaled through a table of the view's own float32 quotients (``Kernels.tabs``), so
-    the values are the view's to the bit."""
+@njit(**_KERNEL, nogil=True)
+def encode_serial(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts,
+                  offs, tabs, rows, seats, out, lo, hi):
+    """``view.view`` then ``Codec.encode``: for each game g in ``rows[lo:hi]``, its observation
+    from seat ``seats[g]``. A count scaled by the codec is the same float32 quotient the codec
+    divides (``np.float32(count) / np.float32(scale)``); the other scalings are the view's own
+    tables (``Kernels.tabs``), so the values are the view's to the bit. Relative seats are
+    ``seat - me`` wrapped once (no modulo)."""
     n = cfg[C_PLAYERS]
     total = cfg[C_TOTAL]
     refans = max(cfg[C_REFANS], 1)
-    g = rows[w]
-    me = seats[g]
-    for i in range(out.shape[1]):
-        out[g, i] = 0.0
-    h = offs[O_HEAD]
-    out[g, h] = np.float32(row[g, FAN_LEN] / total)
-    out[g, h + 1] = np.float32(row[g, DISC_LEN] / total)
-    if row[g, REFANS] < 0:
-        out[g, h + 3] = 1.0
-    else:
-        out[g, h + 2] = np.float32(row[g, REFANS] / refans)
-    out[g, h + 4] = np.float32(row[g, TURN] / cfg[C_MAX_TURNS])
-    # known_discards, scored, lost, set_aside (BJ, RJ), unseen: per card counts, end to end
-    o = offs[O_COUNTS]
-    count = tabs[T_COUNT]
-    public = cfg[C_PUBLIC]
-    for c in range(NUM_CARDS):
-        kn = counts[g, DISCARDED, c] if public else known[g, me, c]
-        sc = counts[g, SCORED, c]
-        lo = counts[g, LOST, c]
-        out[g, o + c] = count[kn]
-        out[g, o + NUM_CARDS + c] = count[sc]
-        out[g, o + 2 * NUM_CARDS + c] = count[lo]
-        out[g, o + 3 * NUM_CARDS + 2 + c] = count[deck_counts[c] - sc - lo - counts[g, ASIDE, c] - kn]
-    out[g, o + 3 * NUM_CARDS] = count[counts[g, ASIDE, 52]]
-    out[g, o + 3 * NUM_CARDS + 1] = count[counts[g, ASIDE, 53]]
-    out[g, offs[O_POINTS]] = np.float32(row[g, L_GAIN] / SCORE_SCALE)
-    out[g, offs[O_POINTS] + 1] = np.float32(row[g, L_LOSS] / SCORE_SCALE)
-    if n > 1:  # standing: the best opponent score, the opponents ahead of and tied with this player
-        my = stats[g, me, 0]
-        best = -1
-        ahead = 0
-        tied = 0
-        for k in range(1, n):
-            s = stats[g, (me + k) % n, 0]
-            best = max(best, s)
-            if s > my:
-                ahead += 1
-            elif s == my:
-                tied += 1
-        out[g, offs[O_STANDING]] = np.float32(best / SCORE_SCALE)
-        out[g, offs[O_STANDING] + 1] = np.float32(ahead / (n - 1))
-        out[g, offs[O_STANDING] + 2] = np.float32(tied / (n - 1))
-    mover = row[g, L_MOVER]
-    if mover >= 0:
-        out[g, offs[O_LAST_CALL] + row[g, L_CALL]] = 1.0
-        out[g, offs[O_LAST_MOVER] + (mover - me) % n] = 1.0
-        if row[g, L_PUBLIC] or mover == me:
-            out[g, offs[O_LAST_CARD] + row[g, L_CARD]] = 1.0
-    if row[g, L_LOST] >= 0:
-        out[g, offs[O_LOST_CARD] + row[g, L_LOST]] = 1.0
-    if row[g, CUR] >= 0:
-        out[g, offs[O_TO_ACT] + (row[g, CUR] - me) % n] = 1.0
-    events = row[g, L_EVENTS]
-    for i in range(NUM_EVENTS):
-        if events >> i & 1:
-            out[g, offs[O_EVENTS] + i] = 1.0
-    misses = tabs[T_MISS]
-    score = tabs[T_SCORE]
-    for k in range(n):
-        p = (me + k) % n
-        out[g, offs[O_SCORES] + k] = score[stats[g, p, 0]]
-        for v in range(NUM_STATS - 1):
-            out[g, offs[O_PILES] + (NUM_STATS - 1) * k + v] = np.float32(stats[g, p, 1 + v])
-        out[g, offs[O_SEAT_MISSES] + k] = misses[miss_seat[g, p]]
-    for a in range(NUM_ACTIONS):
-        out[g, offs[O_MISS] + a] = misses[miss_all[g, a]]
-        out[g, offs[O_OWN_MISS] + a] = misses[miss[g, me, a]]
-    # the score piles, per card identity and copy: holder, value, place. Copies of a card are
-    # numbered in (relative seat, place) order, as the view sorts them.
+    max_turns = cfg[C_MAX_TURNS]
+    public = cfg[C_PUBLIC] != 0
     copies = cfg[C_COPIES]
-    holder = tabs[T_HOLDER]
-    value = tabs[T_VALUE]
-    place = tabs[T_PLACE]
-    for k in range(n):
-        p = (me + k) % n
-        for i in range(pile_len[g, p]):
-            c = pile_card[g, p, i]
-            j = 0
-            while out[g, offs[O_HOLDER] + c * copies + j] != 0.0:  # the next free copy of c
-                j += 1
-            idx = c * copies + j
-            out[g, offs[O_HOLDER] + idx] = holder[k]
-            out[g, offs[O_VALUE] + idx] = value[pile_val[g, p, i]]
-            out[g, offs[O_PLACE] + idx] = place[i]
-
-
-@njit(cache=True, nogil=True)
-def encode_serial(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out, lo, hi):
+    per_copy = np.float32(copies)
+    miss_scale = np.float32(MISS_SCALE)
+    score_scale = np.float32(SCORE_SCALE)
+    o_value, o_place, o_standing, o_scores = offs[O_VALUE], offs[O_PLACE], offs[O_STANDING], offs[O_SCORES]
+    o_piles, o_to_act, o_last_mover, o_seat_misses = offs[O_PILES], offs[O_TO_ACT], offs[O_LAST_MOVER], offs[O_SEAT_MISSES]
+    width = out.shape[1]
     for w in range(lo, hi):
-        _encode_row(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out, w)
+        g = rows[w]
+        me = seats[g]
+        for i in range(width):
+            out[g, i] = 0.0
+        out[g, O_HEAD] = np.float32(row[g, FAN_LEN] / total)
+        out[g, O_HEAD + 1] = np.float32(row[g, DISC_LEN] / total)
+        if row[g, REFANS] < 0:
+            out[g, O_HEAD + 3] = 1.0
+        else:
+            out[g, O_HEAD + 2] = np.float32(row[g, REFANS] / refans)
+        out[g, O_HEAD + 4] = np.float32(row[g, TURN] / max_turns)
+        for c in range(NUM_CARDS):
+            kn = counts[g, DISCARDED, c] if public else known[g, me, c]
+            sc = counts[g, SCORED, c]
+            gone = counts[g, LOST, c]
+            out[g, O_KNOWN + c] = np.float32(kn) / per_copy
+            out[g, O_SCORED + c] = np.float32(sc) / per_copy
+            out[g, O_LOST + c] = np.float32(gone) / per_copy
+            out[g, O_UNSEEN + c] = np.float32(deck_counts[c] - sc - gone - counts[g, ASIDE, c] - kn) / per_copy
+        out[g, O_ASIDE] = np.float32(counts[g, ASIDE, 52]) / per_copy
+        out[g, O_ASIDE + 1] = np.float32(counts[g, ASIDE, 53]) / per_copy
+        out[g, O_POINTS] = np.float32(row[g, L_GAIN] / SCORE_SCALE)
+        out[g, O_POINTS + 1] = np.float32(row[g, L_LOSS] / SCORE_SCALE)
+        if n > 1:  # standing: the best opponent score, the opponents ahead of and tied with this player
+            my = stats[g, me, 0]
+            best = -1
+            ahead = 0
+            tied = 0
+            for q in range(n):
+                if q != me:
+                    s = stats[g, q, 0]
+                    best = max(best, s)
+                    if s > my:
+                        ahead += 1
+                    elif s == my:
+                        tied += 1
+            out[g, o_standing] = np.float32(best / SCORE_SCALE)
+            out[g, o_standing + 1] = np.float32(ahead / (n - 1))
+            out[g, o_standing + 2] = np.float32(tied / (n - 1))
+        mover = row[g, L_MOVER]
+        if mover >= 0:
+            out[g, O_LAST_CALL + row[g, L_CALL]] = 1.0
+            k = mover - me
+            out[g, o_last_mover + (k + n if k < 0 else k)] = 1.0
+            if row[g, L_PUBLIC] or mover == me:
+                out[g, O_LAST_CARD + row[g, L_CARD]] = 1.0
+        if row[g, L_LOST] >= 0:
+            out[g, O_LOST_CARD + row[g, L_LOST]] = 1.0
+        cur = row[g, CUR]
+        if cur >= 0:
+            k = cur - me
+            out[g, o_to_act + (k + n if k < 0 else k)] = 1.0
+        events = row[g, L_EVENTS]
+        for i in range(NUM_EVENTS):
+            if events >> i & 1:
+                out[g, O_EVENTS + i] = 1.0
+        for a in range(NUM_ACTIONS):
+            out[g, O_MISS + a] = np.float32(miss_all[g, a]) / miss_scale
+            out[g, O_OWN_MISS + a] = np.float32(miss[g, me, a]) / miss_scale
+        for k in range(n):
+            p = me + k if me + k < n else me + k - n
+            out[g, o_scores + k] = np.float32(stats[g, p, 0]) / score_scale
+            for v in range(NUM_STATS - 1):
+                out[g, o_piles + (NUM_STATS - 1) * k + v] = np.float32(stats[g, p, 1 + v])
+            out[g, o_seat_misses + k] = np.float32(miss_seat[g, p]) / miss_scale
+        # the score piles, per card identity and copy: holder, value, place. Copies of a card are
+        # numbered in (relative seat, place) order, as the view sorts them.
+        for k in range(n):
+            p = me + k if me + k < n else me + k - n
+            for i in range(pile_len[g, p]):
+                c = pile_card[g, p, i]
+                j = c * copies
+                while out[g, O_HOLDER + j] != 0.0:  # the next free copy of c
+                    j += 1
+                out[g, O_HOLDER + j] = tabs[T_HOLDER, k]
+                out[g, o_value + j] = tabs[T_VALUE, pile_val[g, p, i]]
+                out[g, o_place + j] = tabs[T_PLACE, i]
 
 
-@njit(cache=True, parallel=True)
+@njit(**_KERNEL, parallel=True)
 def encode_parallel(stats, known, miss, miss_all, miss_seat, pile_card, pile_val, pile_len, counts, row, cfg, deck_counts, offs, tabs, rows, seats, out, spans):
     n = rows.shape[0]
     for c in prange(spans):
@@ -506,17 +512,17 @@ class Kernels(GameKernels):
         layout = guilders_view.layout(rules)
         self.total = cfg.total_cards
         self.cfg = CONFIG.array(rules)
+        fixed = tuple(layout.by_name[name].start for name in _FIXED)
+        if fixed != (O_HEAD, O_KNOWN, O_SCORED, O_LOST, O_ASIDE, O_UNSEEN, O_LAST_CALL, O_LAST_CARD, O_EVENTS,
+                     O_POINTS, O_LOST_CARD, O_MISS, O_OWN_MISS, O_HOLDER):
+            raise AssertionError(f"the view's fixed segments moved: {dict(zip(_FIXED, fixed))}")
         self.offs = np.array([layout.by_name[name].start for name in _SEGMENTS], dtype=np.int64)
         self.deck_counts = np.array(rules.deck_counts, dtype=np.int64)
         self._no_decks = np.zeros((1, 1), dtype=np.int64)
-        # the view's scalings as tables of float32 quotients, exactly as numpy computes them
-        size = max(cfg.total_cards, rules.max_score, n) + 1
+        # the view's scalings of the score piles' entries, exactly as numpy computes them
+        size = max(cfg.total_cards, JOKER_POINTS, n) + 1
         i = np.arange(size)
-        f = i.astype(np.float32)
-        self.tabs = np.zeros((6, size), dtype=np.float32)
-        self.tabs[T_MISS] = f / np.float32(MISS_SCALE)
-        self.tabs[T_SCORE] = f / np.float32(SCORE_SCALE)
-        self.tabs[T_COUNT] = f / np.float32(rules.max_copies) if rules.max_copies != 1 else f
+        self.tabs = np.zeros((3, size), dtype=np.float32)
         self.tabs[T_HOLDER] = ((i + 1) / n).astype(np.float32)
         self.tabs[T_VALUE] = (i / JOKER_POINTS).astype(np.float32)
         self.tabs[T_PLACE] = ((i + 1) / cfg.total_cards).astype(np.float32)

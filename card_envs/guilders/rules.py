@@ -168,7 +168,7 @@ STATE = StateSchema(
     Field("refans_left", VALUE, "refans left (-1: unlimited)", Row("refans_left")),
     Field("fan", LIST, "the face-down fan, its end the next card drawn", Pile("fan", np.int16, "fan_len")),
     Field("discards", LIST, "the discard pile, in the order of the misses", Pile("disc", np.int16, "disc_len")),
-    Field("discard_by", LIST, "the seat that drew each discard", Pile("disc_by", np.int32, "disc_len")),
+    Field("discard_by", LIST, "the seat that drew each discard", Pile("disc_by", np.int16, "disc_len")),
     Field("discard_call", LIST, "the call each discard missed", Pile("disc_call", np.int16, "disc_len")),
     Field("lost", LIST, "the cards the evil penalty took out of the game", Pile("lost", np.int16, "lost_len")),
     Field("set_aside", LIST, "the jokers revealed and set aside, in order", Pile("aside", np.int16, "aside_len")),
@@ -181,9 +181,9 @@ STATE = StateSchema(
     Field("miss_calls", ARRAY, "per seat and call: its misses in the discard pile",
           Array("miss", np.int16, (PLAYERS, NUM_ACTIONS))),
     Field("miss_all", ARRAY, "per call: its misses in the discard pile, every seat's (miss_calls summed over seats)",
-          Array("miss_all", np.int32, (NUM_ACTIONS,))),
+          Array("miss_all", np.int16, (NUM_ACTIONS,))),
     Field("miss_seat", ARRAY, "per seat: its misses in the discard pile (miss_calls summed over calls)",
-          Array("miss_seat", np.int32, (PLAYERS,))),
+          Array("miss_seat", np.int16, (PLAYERS,))),
     Field("scored_counts", ARRAY, "per card: copies in the score piles", Derived(("counts",))),
     Field("lost_counts", ARRAY, "per card: copies the evil penalty took out of the game", Derived(("counts",))),
     Field("aside_counts", ARRAY, "per card: jokers set aside", Derived(("counts",))),
@@ -212,7 +212,7 @@ STATE = StateSchema(
         KernelArray("pile_card", np.int16, (PLAYERS, CARDS)),  # every score pile's cards, in scoring order
         KernelArray("pile_val", np.int8, (PLAYERS, CARDS)),  # their values
         KernelArray("pile_len", np.int32, (PLAYERS,)),  # every score pile's length
-        KernelArray("counts", np.int32, (4, cards.NUM_CARDS)),  # per card: [scored, lost, set aside, discarded]
+        KernelArray("counts", np.int16, (4, cards.NUM_CARDS)),  # per card: [scored, lost, set aside, discarded]
     ),
     doc="Everything on the table. The fan is a list whose end is the next card drawn.",
 )
