@@ -376,7 +376,9 @@ def test_the_games_whose_two_core_step_needed_it_have_the_one_pass_step():
     import card_envs
 
     assert card_envs.guillotine_v0.vector_env(num_envs=2)._one_pass_always  # measured faster on one thread too
-    assert not card_envs.fiddlesticks_v0.vector_env(num_envs=2)._one_pass_always
+    # and so is Fiddlesticks' since its kernels run without reference counting: 1.08-1.14x the
+    # step-by-step kernels at 1024 games on one thread (best and median, measured side by side)
+    assert card_envs.fiddlesticks_v0.vector_env(num_envs=2)._one_pass_always
 
 
 @pytest.mark.parametrize("game", ONE_PASS_GAMES)
