@@ -228,7 +228,7 @@ def _starting_policy(env_name: str, table: dict, start: str, run: Path, seed: in
         from training.sb3_backend import train
 
         imitated = train(env_name, timesteps=1, config={
-            "env_config": table, "imitation": {"teacher": "heuristic", "decisions": 100000, "epochs": 4},
+            "env_config": table, "imitation": {"teacher": "heuristic", "decisions": 100000, "epochs": 4, "capped": False},
             "eval": {"every": 10**12, "games": 1, "final_games": 0}},
             out=run / "ppo", name="start", seed=seed, progress=progress, final_eval=False, verbose=progress)
         source = Path(imitated) / "final.zip"

@@ -42,9 +42,11 @@ TIME_SHARE = 0.4
 
 def planned_decisions(cfg: dict) -> int:
     """The decisions the warm start plays: ``imitation.decisions``, at most the run's step total
-    when the run is budgeted in steps (a warm start never outweighs the run it starts)."""
+    when the run is budgeted in steps (a warm start never outweighs the run it starts), unless
+    ``imitation.capped`` is false (a run that is its imitation alone: expert iteration's first
+    student)."""
     decisions = int(cfg["imitation"]["decisions"])
-    if cfg.get("minutes") is None and cfg.get("total_timesteps"):
+    if cfg["imitation"].get("capped", True) and cfg.get("minutes") is None and cfg.get("total_timesteps"):
         decisions = min(decisions, int(cfg["total_timesteps"]))
     return max(1, decisions)
 

@@ -65,7 +65,8 @@ SKIPPED = (
      "Ray: the distributed extra's own virtualenv in CI runs the README's RLlib command"),
 )
 #: modules whose commands cost minutes at any budget (training, measuring, building): the slow suite
-SLOW = ("training.train", "training.exploit", "training.benchmark", "training.openspiel_nfsp", "benchmarks",
+SLOW = ("training.train", "training.exploit", "training.benchmark", "training.openspiel_nfsp", "training.distill",
+        "benchmarks",
         "bench_", "sphinx", "card_envs.web.browser", "card_envs.pictures", "pip wheel", "for a in")
 #: games a command plays (``--games N`` becomes this): enough for a records file to hold a game 3
 GAMES = 4
@@ -80,6 +81,8 @@ BUDGET = {
     "benchmarks.bench_search": [("--games", ["2"]), ("--only", ["golf"])],
     "benchmarks.bench_threads": [("--seconds", ["1"])],
     "training.evaluate": [("--games", [str(GAMES)])],
+    "training.distill": [("--iterations", ["1"]), ("--labels", ["64"]), ("--ppo-minutes", ["0"]), ("--start", ["ppo"]),
+                         ("--deals", ["2"]), ("--workers", ["1"]), ("--no-progress", [])],
     "benchmarks/bench_vector.py": [("--game", ["golf_v0"]), ("--seconds", ["0.3"]), ("--no-users", []),
                                    ("--no-write", [])],
 }
@@ -158,6 +161,11 @@ def smoke(step: str) -> str:
         return loop.group(1) + smoke(loop.group(2)) + loop.group(3)
     step = re.sub(r"--games \d+", f"--games {GAMES}", step.replace("--quick", f"--games {GAMES}"))
     step = re.sub(r"--timesteps \d+", "--timesteps 1024", step)
+    if _module(step) == "training.distill":  # one iteration of a few labels, no PPO, from the shipped policy
+        step = re.sub(r"--iterations \d+", "--iterations 1", step)
+        step = re.sub(r"--labels \d+", "--labels 64", step)
+        step = re.sub(r"--ppo-minutes [\d.]+", "--ppo-minutes 0", step)
+        step = re.sub(r"--start \S+", "--start ppo", step)
     if _module(step) == "training.openspiel_nfsp":
         step = re.sub(r"--minutes [\d.]+", "--minutes 0.02", step)
     else:

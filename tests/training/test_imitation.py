@@ -121,6 +121,8 @@ def test_the_warm_start_never_outweighs_the_run():
     assert I.planned_decisions(steps) == 1024, "a run of 1,024 steps imitates at most 1,024 decisions"
     timed = C.resolve_config("golf_v0", {"imitation": {"decisions": 150_000}}, total_timesteps=1024, minutes=3)
     assert I.planned_decisions(timed) == 150_000, "a timed run: the time share bounds it instead"
+    alone = {**steps, "imitation": {**steps["imitation"], "capped": False}}
+    assert I.planned_decisions(alone) == steps["imitation"]["decisions"], "a run that is its imitation alone"
 
 
 def test_the_teachers_games_stop_beginning_when_their_time_is_up():

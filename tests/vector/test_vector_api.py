@@ -446,3 +446,23 @@ def test_refresh_re_encodes_games_written_directly():
     obs = venv.refresh()
     assert obs["observation"][0].tobytes() == obs["observation"][3].tobytes()
     assert obs["action_mask"][0].tobytes() == obs["action_mask"][3].tobytes()
+
+
+@pytest.mark.parametrize("game", VECTOR_GAMES)
+def test_writing_into_a_returned_buffer_does_not_change_the_next_observation(game):
+    """The returned arrays are the engine's buffers: a caller that scales or scribbles on them in
+    place gets whole, correct observations at the next call all the same."""
+    module = card_envs.ENVIRONMENTS[f"{game}_v0"]
+    clean, scribbled = (module.vector_env(num_envs=64, **module.BENCHMARK_CONFIG) for _ in range(2))
+    clean.reset(seed=7)
+    obs, _ = scribbled.reset(seed=7)
+    for _ in range(40):
+        obs["observation"][:] = 7.0
+        actions = clean.sample_actions().copy()
+        want, *_ = clean.step(actions)
+        got, *_ = scribbled.step(actions)
+        obs = got
+        assert got["observation"].tobytes() == want["observation"].tobytes()
+        seats = np.arange(64) % clean.num_players
+        scribbled._observed[:] = 7.0
+        assert scribbled.observe(seats).tobytes() == clean.observe(seats).tobytes()
