@@ -35,6 +35,10 @@ Each kernel reads like the engine method it mirrors (``SetRules._deal``, ``_star
 ``mask_for``; ``CollectorRules._check``, ``ranks``, ``scores``; ``HotRules._check``,
 ``_end_of_deal``, ``deal_points``, ``ranks``) and ``view.view`` + ``view.encode``, at the offsets
 of the view's own Layout. ``tests/vector/`` checks them against the rules engine, byte for byte.
+
+Speed: the kernels are compiled without numba's reference counting (``vector.KERNEL_OPTIONS``),
+the encoder clears and sets only the seen stock rows of the observation (most of the vector is that
+segment's zeros), and on threads ``advance`` runs the whole step in one pass.
 """
 
 from __future__ import annotations
@@ -751,10 +755,12 @@ class Kernels(GameKernels):
             *self._game(a), a["rng"], self.cfg, self.deck, actions, rewards, term, trunc, a["order"])
 
     def advance(self, a, actions, out) -> None:
-        """The whole step of every game in one pass (``VectorEnv.step``)."""
-        obs, observed = out[12], out[8]
+        """The whole step of every game in one pass, on numba's threads (``VectorEnv.step``)."""
+        (rewards, term, trunc, done, final_obs, scores, ranks, reward_rank, observed, seats, current, mask, obs,
+         rows) = out
         drive(advance_serial, advance_parallel, len(actions), *self._game(a), a["rng"], self.cfg, self.deck, self.offs,
-              self._no_decks, a["order"], self._stock_seen_in(obs), self._stock_seen_in(observed), actions, *out)
+              self._no_decks, a["order"], self._stock_seen_in(obs), self._stock_seen_in(observed), actions, rewards,
+              term, trunc, done, final_obs, scores, ranks, reward_rank, observed, seats, current, mask, obs, rows)
 
     def legal(self, a, mask) -> None:
         drive(legal_serial, legal_parallel, len(mask), a["counts"], a["seat"], a["row"], self.cfg, mask)
