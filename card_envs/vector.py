@@ -36,8 +36,7 @@ The rewards, terminations and truncations of that step are the finished game's.
 
 **Buffers are preallocated and reused**: every array returned by ``reset``, ``step``, ``observe``
 and ``sample_actions`` (and those inside ``infos``) is overwritten by the next call. Copy what you
-keep (``obs["observation"].copy()``), and write into the copy, not into them: an encoder may
-rewrite only what can have changed (Collector's and Hot's seen stock rows).
+keep (``obs["observation"].copy()``).
 
 **Randomness** lives in the games: each row has its own small generator (splitmix64) seeded from
 ``reset(seed)``, so a batch's trajectories depend only on the seed and the actions — not on the

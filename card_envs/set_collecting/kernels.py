@@ -37,13 +37,11 @@ Each kernel reads like the engine method it mirrors (``SetRules._deal``, ``_star
 of the view's own Layout. ``tests/vector/`` checks them against the rules engine, byte for byte.
 
 Speed: the kernels are compiled without numba's reference counting (``vector.KERNEL_OPTIONS``),
-the encoder clears and sets only the seen stock rows of the observation (most of the vector is that
-segment's zeros), and on threads ``advance`` runs the whole step in one pass.
+and on threads ``advance`` runs the whole step in one pass.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections import deque
 
 import numpy as np
@@ -535,16 +533,12 @@ def legal_parallel(counts, seat, row, cfg, mask, spans):
 
 
 @njit(**KERNEL_OPTIONS, inline="always")
-def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, out_seen, w):
+def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, w):
     """``view.view`` then ``view.encode``: the observation of game g from seat ``seats[g]``,
     for the games g in ``rows`` (relative seats: 0 = the observer, then clockwise).
 
-    The seen bottom of the stock (``stock_known``: 52 x 13 entries, four fifths of the vector) is
-    one one-hot row per seen card, rows ``stock_unknown:stock_len``, and zeros: only the rows that
-    ``out[g]`` shows seen are cleared (``out_seen[g]``: their first and end, as the last encode
-    into that row left them) before the new ones are set, and the rest of the segment, zero
-    already, is not touched (most of the vector: writing it cost more than the rest of the
-    encoding). Every other segment is zeroed, then set."""
+    Every segment is zeroed, then set: a caller may have written into the buffer it returned.
+    """
     n = cfg[C_PLAYERS]
     g = rows[w]
     me = seats[g]
@@ -552,9 +546,7 @@ def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats
     st = seat[g]
     rg = row[g]
     stock_at = offs[O_STOCK_KNOWN]
-    o[:stock_at] = 0.0
-    o[stock_at + out_seen[g, 0] * NUM_RANKS : stock_at + out_seen[g, 1] * NUM_RANKS] = 0.0
-    o[stock_at + DECK_SIZE * NUM_RANKS :] = 0.0
+    o[:] = 0.0
     phase = rg[PHASE]
     if phase != OVER:
         o[offs[O_PHASE] + phase] = 1.0
@@ -618,8 +610,6 @@ def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats
     unknown = rg[STOCK_UNKNOWN]
     head = rg[HEAD]
     sk = stock[g]
-    out_seen[g, 0] = unknown
-    out_seen[g, 1] = sl
     for i in range(unknown, sl):
         at = head + i
         if at >= DECK_SIZE:
@@ -632,17 +622,17 @@ def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats
 
 
 @njit(**KERNEL_OPTIONS, nogil=True)
-def encode_serial(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, out_seen, lo, hi):
+def encode_serial(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, lo, hi):
     for w in range(lo, hi):
-        _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, out_seen, w)
+        _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, w)
 
 
 @njit(cache=True, parallel=True)
-def encode_parallel(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, out_seen, spans):
+def encode_parallel(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, spans):
     n = rows.shape[0]
     for c in prange(spans):
         lo, hi = span(n, spans, c)
-        encode_serial(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, out_seen, lo, hi)
+        encode_serial(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, lo, hi)
 
 
 @njit(**KERNEL_OPTIONS, inline="always")
@@ -662,12 +652,12 @@ def results_kernel(seat, row, cfg, rows, scores, ranks):
 
 @njit(**KERNEL_OPTIONS)
 def _finish_game(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, offs, no_decks, orders,
-                 final_obs, scores, ranks, observed, observed_seen, seats, rows, g):
+                 final_obs, scores, ranks, observed, seats, rows, g):
     """The game g that ended in this step (``rows[g] == g``): every seat's final observation, the
     results and a new game (not inlined: it runs only for the few games that end)."""
     for s in range(cfg[C_PLAYERS]):
         seats[g] = s
-        _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, observed, observed_seen, g)
+        _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, observed, g)
         store_final_obs(observed, final_obs, g, s)
     _result_row(seat, row, cfg, scores, ranks, g)
     _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, no_decks, False,
@@ -676,7 +666,7 @@ def _finish_game(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg
 
 @njit(**KERNEL_OPTIONS, nogil=True)
 def advance_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, offs, no_decks, orders,
-                   obs_seen, observed_seen, actions, rewards, term, trunc, done, final_obs, scores, ranks, reward_rank,
+                   actions, rewards, term, trunc, done, final_obs, scores, ranks, reward_rank,
                    observed, seats, current, mask, obs, rows, lo, hi):
     """``VectorEnv.step`` in the games ``lo:hi`` (``Kernels.advance``), each game's row touched once:
     the action; if the game ends, every seat's final observation, the results, rank rewards and a
@@ -692,24 +682,24 @@ def advance_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, c
         done[g] = term[g] or trunc[g]
         if done[g]:
             _finish_game(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, offs, no_decks, orders,
-                         final_obs, scores, ranks, observed, observed_seen, seats, rows, g)
+                         final_obs, scores, ranks, observed, seats, rows, g)
             if reward_rank:
                 add_rank_rewards(ranks, rewards, g)
         current[g] = row[g, CUR]
         _legal_row(counts, seat, row, cfg, mask, g)
-        _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, current, obs, obs_seen, g)
+        _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, current, obs, g)
 
 
 @njit(cache=True, parallel=True)
 def advance_parallel(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, offs, no_decks, orders,
-                     obs_seen, observed_seen, actions, rewards, term, trunc, done, final_obs, scores, ranks,
+                     actions, rewards, term, trunc, done, final_obs, scores, ranks,
                      reward_rank, observed, seats, current, mask, obs, rows, spans):
     """:func:`advance_serial` in every game, its spans on numba's threads."""
     n = actions.shape[0]
     for c in prange(spans):
         lo, hi = span(n, spans, c)
         advance_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, offs, no_decks, orders,
-                       obs_seen, observed_seen, actions, rewards, term, trunc, done, final_obs, scores, ranks,
+                       actions, rewards, term, trunc, done, final_obs, scores, ranks,
                        reward_rank, observed, seats, current, mask, obs, rows, lo, hi)
 
 
@@ -735,7 +725,6 @@ class Kernels(GameKernels):
         self._no_decks = np.zeros((1, 1), dtype=np.int64)
         stock_known = layout.by_name["stock_known"]
         assert stock_known.size == DECK_SIZE * NUM_RANKS and self.offs[O_STOCK_KNOWN] == stock_known.start
-        self._stock_seen: dict[int, tuple[weakref.ref, np.ndarray]] = {}  # per output buffer (by id)
 
     def allocate(self, num_envs: int) -> dict[str, np.ndarray]:
         return STATE.allocate(num_envs, {PLAYERS: self.num_players, CARDS: DECK_SIZE},
@@ -759,7 +748,7 @@ class Kernels(GameKernels):
         (rewards, term, trunc, done, final_obs, scores, ranks, reward_rank, observed, seats, current, mask, obs,
          rows) = out
         drive(advance_serial, advance_parallel, len(actions), *self._game(a), a["rng"], self.cfg, self.deck, self.offs,
-              self._no_decks, a["order"], self._stock_seen_in(obs), self._stock_seen_in(observed), actions, rewards,
+              self._no_decks, a["order"], actions, rewards,
               term, trunc, done, final_obs, scores, ranks, reward_rank, observed, seats, current, mask, obs, rows)
 
     def legal(self, a, mask) -> None:
@@ -767,20 +756,7 @@ class Kernels(GameKernels):
 
     def encode(self, a, rows, seats, out) -> None:
         drive(encode_serial, encode_parallel, len(rows), a["counts"], a["kcounts"], a["seat"], a["shown"], a["stock"],
-              a["row"], self.cfg, self.offs, rows, seats, out, self._stock_seen_in(out))
-
-    def _stock_seen_in(self, out: np.ndarray) -> np.ndarray:
-        """``(len(out), 2)``: the stock rows each row of the buffer ``out`` shows seen (first, end),
-        as this table's encodes left them (``_encode_row``). A buffer met for the first time may
-        show any: all 52 rows are cleared at its first encode. Kept while the buffer lives."""
-        key = id(out)
-        entry = self._stock_seen.get(key)
-        if entry is None or entry[0]() is not out:
-            seen = np.zeros((out.shape[0], 2), dtype=np.int8)
-            seen[:, 1] = DECK_SIZE
-            book = self._stock_seen
-            entry = book[key] = (weakref.ref(out, lambda _, key=key: book.pop(key, None)), seen)
-        return entry[1]
+              a["row"], self.cfg, self.offs, rows, seats, out)
 
     def points(self, a) -> np.ndarray:
         """``(N, P)``: the game totals in a game of deals (Hot); else (Collector) the different ranks
