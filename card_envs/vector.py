@@ -76,8 +76,9 @@ A game supplies a *kernels* object (``card_envs/<game>/kernels.py``) with fixed-
                                         action checks in one parallel pass over the games, where
                                         the step-by-step kernels above are four parallel regions
                                         and a serial part (on two cores the forks and joins bound
-                                        the gain; Guillotine and Fiddlesticks have it, the games
-                                        whose one-core step is fastest): each game that moves is
+                                        the gain; Guillotine, Fiddlesticks, Collector and Hot
+                                        have it, the games whose one-core step is fastest): each
+                                        game that moves is
                                         stepped; if it ends, every seat's final observation, its
                                         results, rank rewards and a new game; then its seat to
                                         act, mask and observation. A game that waits keeps its
@@ -110,13 +111,24 @@ from card_envs.runtime import announce_compilation, engine_threads, start_thread
 
 start_threads()  # before any kernel runs: numba's threads wait as the machine's load calls for (card_envs.runtime)
 
+#: numba's options for the serial kernels and every compiled helper they call
+#: (``@njit(**KERNEL_OPTIONS)``, with ``inline`` or ``nogil`` added where wanted): cached, and
+#: compiled without numba's reference counting (``_nrt=False``, as numba compiles its own sorting
+#: and string helpers). A kernel only indexes arrays its caller holds and allocates nothing, so
+#: nothing needs counting; counted, every array handed to a compiled function (inlined or not) and
+#: every view taken costs an atomic increment and decrement: Collector's and Hot's step kernel took
+#: four times as long with them (measured on this 2-core machine), the whole step 2.4 times. A
+#: kernel that allocated would not compile. The ``prange`` drivers keep the default: they only
+#: hand spans out.
+KERNEL_OPTIONS = {"cache": True, "_nrt": False}
+
 # ------------------------------------------------------------------------ per-row randomness
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def next_u64(rng, g):
     """splitmix64: the next 64 random bits of game ``g``'s generator (state ``rng[g]``)."""
     z = rng[g] + _GOLDEN
@@ -126,18 +138,18 @@ def next_u64(rng, g):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def randbelow(rng, g, n):
     """A uniform integer in 0..n-1 from game ``g``'s generator (rejection: no modulo bias)."""
     un = np.uint64(n)
-    threshold = (np.uint64(0) - un) % un
     while True:
         r = next_u64(rng, g)
-        if r >= threshold:
+        # rejected below 2**64 mod n, which is below n: that remainder is only computed for r < n
+        if r >= un or r >= (np.uint64(0) - un) % un:
             return np.int64(r % un)
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def shuffle(rng, g, a, length):
     """Fisher–Yates shuffle of ``a[:length]`` in place with game ``g``'s generator."""
     for i in range(length - 1, 0, -1):
@@ -147,7 +159,7 @@ def shuffle(rng, g, a, length):
         a[j] = t
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def rank_reward(ranks, g, p):
     """Seat p's terminal zero-sum reward in game g from the competition ranks ``ranks[g]``, as
     ``card_envs.scoring.rank_reward`` computes it: ``(n + 2 - 2 * rank - tied) / (n - 1)``, one
@@ -164,21 +176,21 @@ def rank_reward(ranks, g, p):
     return np.float64(n + 2 - 2 * r - tied) / np.float64(n - 1)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def add_rank_rewards(ranks, rewards, g):
     """Add the finished game g's rank rewards to its step rewards, as the AEC env pays them."""
     for p in range(rewards.shape[1]):
         rewards[g, p] = np.float32(np.float64(rewards[g, p]) + rank_reward(ranks, g, p))
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def column(table, field, out):
     """``out[g] = table[g, field]`` for every game (e.g. the seat to act from the row scalars)."""
     for g in range(out.shape[0]):
         out[g] = table[g, field]
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def final_result(points, lower_is_better, scores, ranks, g):
     """The finished game g: each seat's game points (``points[g, p]``) and their competition
     ranks (1 = best, ties share the best rank of their tie)."""
@@ -192,14 +204,14 @@ def final_result(points, lower_is_better, scores, ranks, g):
         ranks[g, p] = 1 + better
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def final_results(points, rows, lower_is_better, scores, ranks):
     """``final_result`` for the finished games in ``rows``."""
     for k in range(rows.shape[0]):
         final_result(points, lower_is_better, scores, ranks, rows[k])
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def store_final_obs(observed, final_obs, g, seat):
     """``final_obs[g, seat] = observed[g]``: seat's final observation of game g, encoded into the
     scratch row ``observed[g]`` (a game's row is its own: safe in a ``prange`` loop)."""
@@ -242,7 +254,7 @@ class GameKernels:
 WAIT = -1
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _first_illegal(mask, actions):
     for g in range(actions.shape[0]):
         a = actions[g]
@@ -253,7 +265,7 @@ def _first_illegal(mask, actions):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def wait_row(rewards, terminated, truncated, g):
     """A game that waits in this step (its action is ``WAIT``): nothing moves, nobody is paid."""
     for p in range(rewards.shape[1]):
@@ -262,7 +274,7 @@ def wait_row(rewards, terminated, truncated, g):
     truncated[g] = False
 
 
-@njit(cache=True, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def _sample_serial(mask, rng, out, lo, hi):
     """A uniformly random legal action for each game g of ``lo:hi``, from the sampler's generator
     of that row: the k-th legal action, k uniform below their count (whole runs of 8 actions
@@ -305,7 +317,7 @@ def _sample_parallel(mask, rng, out, spans):
 SPANS_PER_THREAD = 4
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def span(rows, spans, c):
     """Span ``c`` of ``spans``: the rows ``lo:hi`` it covers."""
     return rows * c // spans, rows * (c + 1) // spans
@@ -332,7 +344,7 @@ def drive(serial, parallel, rows: int, *args) -> None:
             numba.set_num_threads(numba_threads)
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _nonzero(flags, out):
     """``np.flatnonzero`` into a preallocated buffer: the indices where ``flags`` is set go to
     ``out[:count]``; returns count."""
@@ -344,7 +356,7 @@ def _nonzero(flags, out):
     return count
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _copy_seat_rows(src, rows, seat, out):
     """``out[g, seat] = src[g]`` for the games g in ``rows`` (no fancy-indexing temporaries)."""
     for k in range(rows.shape[0]):
@@ -353,7 +365,7 @@ def _copy_seat_rows(src, rows, seat, out):
             out[g, seat, i] = src[g, i]
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _finish_rewards(rows, ranks, rewards, reward_mode_rank):
     """Add the rank rewards of the games that ended (rank mode), as the AEC env pays them."""
     if not reward_mode_rank:

@@ -34,7 +34,7 @@ draw randomness only when a game is dealt (the dealer and the shuffle), and so d
 ``tests/vector/`` checks them step by step against the rules engine, byte for byte.
 
 The row drivers (``*_serial``) and the functions they call are compiled without numba's
-reference counting (``_nrt=False``): nothing in them allocates, and with it each array an
+reference counting (``vector.KERNEL_OPTIONS``): nothing in them allocates, and with it each array an
 inlined helper takes, or a view of a row, is counted in and out with atomic instructions in the
 middle of the per-game loop, where numba's pruning of those counts gives up on branching code
 (measured at 1024 games on one thread: the step kernel ran 5.5x, the mask kernel 1.5x as long).
@@ -65,7 +65,7 @@ from card_envs.fiddlesticks.rules import (
     FiddlesticksState,
 )
 from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
-from card_envs.vector import (GameKernels, add_rank_rewards, drive, randbelow, shuffle, span,
+from card_envs.vector import (KERNEL_OPTIONS, GameKernels, add_rank_rewards, drive, randbelow, shuffle, span,
                               store_final_obs, wait_row)
 
 SLOT_SCALE = fs_view.SLOT_SCALE  # the view's scale of face-up cards and SWAP picks
@@ -117,7 +117,7 @@ def _push(hand, hcnt, g, p, c):
     hcnt[g, p, r] = k + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def _deal(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng, cfg, deck,
           g, order, stacked):
     """``FiddlesticksRules.new_game``: the dealer, then one card at a time clockwise from the
@@ -188,7 +188,7 @@ def _new_games_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, ha
           g, order, stacked)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def new_games_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
                      cfg, deck, rows, decks, stacked, orders, lo, hi):
     for k in range(lo, hi):
@@ -411,7 +411,7 @@ def _step_row(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, u
     trunc[g] = row[g, TRUNCATED] != 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def step_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, cfg,
                 actions, rewards, term, trunc, lo, hi):
     for g in range(lo, hi):
@@ -474,7 +474,7 @@ def _legal_row(hcnt, up, down, pl, row, cfg, mask, g):
             pick[_RANK[u[i]]] = 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def legal_serial(hcnt, up, down, pl, row, cfg, mask, lo, hi):
     for g in range(lo, hi):
         _legal_row(hcnt, up, down, pl, row, cfg, mask, g)
@@ -566,7 +566,7 @@ def _encode_row(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, ro
         o[offs[O_TURNS]] = np.float32(v) / np.float32(cfg[C_MAX_TURNS])
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def encode_swap(picked, dealt, pl, row, cfg, offs, tabs, rows, seats, out):
     """The SWAP phase's view over what ``_encode_row`` wrote, in the games of ``rows`` still in
     it: the observer's dealt hand and picks so far, every seat's dealt face-up cards, every hand
@@ -578,7 +578,7 @@ def encode_swap(picked, dealt, pl, row, cfg, offs, tabs, rows, seats, out):
             _encode_swap_row(picked, dealt, pl, n, offs, tabs, g, seats[g], out)
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def _encode_swap_row(picked, dealt, pl, n, offs, tabs, g, me, out):
     o_hand = offs[O_HAND]
     for r in range(NUM_RANKS):
@@ -603,7 +603,7 @@ def _encode_swap_row(picked, dealt, pl, n, offs, tabs, g, me, out):
             p = 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def encode_serial(hcnt, up, down, picked, dealt, known, absent, pcnt, ccnt, pl, row, cfg, offs, tabs, rows, seats, out,
                   lo, hi):
     for w in range(lo, hi):
@@ -642,13 +642,13 @@ def _result_row(down, pl, row, cfg, scores, ranks, g):
             ranks[g, p] = place if place > 0 else n
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def results_kernel(down, pl, row, cfg, rows, scores, ranks):
     for w in range(rows.shape[0]):
         _result_row(down, pl, row, cfg, scores, ranks, rows[w])
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def _finish_game(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
                  cfg, deck, orders, offs, tabs, final_obs, scores, ranks, observed, seats, rows, g):
     """The game g that ended in this step: every seat's final observation, the results and a new game
@@ -665,7 +665,7 @@ def _finish_game(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand
           g, orders[g], False)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def advance_serial(hcnt, pl, known, absent, stock, pile, pcnt, cleared, ccnt, hand, up, down, picked, dealt, row, rng,
                    cfg, deck, orders, offs, tabs, actions, rewards, term, trunc, done, final_obs, scores, ranks,
                    reward_rank, observed, seats, current, mask, obs, rows, lo, hi):

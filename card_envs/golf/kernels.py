@@ -17,6 +17,10 @@ Each kernel reads like the method of ``GolfRules`` it mirrors (``_deal``, ``lega
 encode kernel writes at the offsets of the same :class:`~card_envs.encoding.Layout` the view
 declares, so the two cannot drift apart. ``tests/vector/`` checks them step by step against the
 rules engine, byte for byte.
+
+The row drivers (``*_serial``) and what they call compile without numba's reference counting
+(``vector.KERNEL_OPTIONS``): nothing in them allocates, and counted, every array an inlined
+helper takes costs an atomic increment and decrement per game.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from card_envs.golf.rules import (
     GolfState,
 )
 from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
-from card_envs.vector import GameKernels, drive, randbelow, shuffle, span, wait_row
+from card_envs.vector import KERNEL_OPTIONS, GameKernels, drive, randbelow, shuffle, span, wait_row
 
 TOTAL_SCALE, ROUND_SCALE = golf_view.TOTAL_SCALE, golf_view.ROUND_SCALE  # the view's scales
 # fields of ``row`` and ``seat`` (declared with the state: ``rules.STATE``)
@@ -86,7 +90,7 @@ _COLUMN = np.array((0, 1, 2, 0, 1, 2), dtype=np.int64)
 
 
 # ------------------------------------------------------------------------------ the rules
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _grid_score(grid, g, p):
     """A layout's round score: its three column scores (a pair by rank scores 0)."""
     total = 0
@@ -98,7 +102,7 @@ def _grid_score(grid, g, p):
     return total
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _turn_up(grid, up, closed, g, p, slot):
     """Turn a slot face up; its column closes if both cards are face up and of equal rank."""
     up[g, p, slot] = 1
@@ -107,7 +111,7 @@ def _turn_up(grid, up, closed, g, p, slot):
         closed[g, p, _COLUMN[slot]] = 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _all_up(up, g, p):
     for i in range(NUM_SLOTS):
         if not up[g, p, i]:
@@ -115,7 +119,7 @@ def _all_up(up, g, p):
     return True
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _start_turn(stock, discard, row, rng, g, p):
     """TURN_START: an empty stock is rebuilt from the discards under the top card."""
     row[g, CUR] = p
@@ -132,7 +136,7 @@ def _start_turn(stock, discard, row, rng, g, p):
         row[g, STOCK_KNOWN] = 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def _deal(grid, up, closed, stock, discard, row, rng, cfg, deck, g, order, stacked):
     """Deal six cards to each player one at a time clockwise from the dealer's left into slots
     0..5, turn up the stock's top card, and start the FLIP phase (``order``: top card first)."""
@@ -175,7 +179,7 @@ def _deal(grid, up, closed, stock, discard, row, rng, cfg, deck, g, order, stack
         _start_turn(stock, discard, row, rng, g, first)
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def _new_game(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, order, stacked):
     n = cfg[C_PLAYERS]
     row[g, DEALER] = randbelow(rng, g, n) if cfg[C_DEALER] < 0 else cfg[C_DEALER]
@@ -189,7 +193,7 @@ def _new_game(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, 
     _deal(grid, up, closed, stock, discard, row, rng, cfg, deck, g, order, stacked)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _new_games_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders, k):
     g = rows[k]
     order = orders[g]
@@ -199,7 +203,7 @@ def _new_games_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, 
     _new_game(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, order, stacked)
 
 
-@njit(cache=True, _nrt=False, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def new_games_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders, lo, hi):
     for k in range(lo, hi):
         _new_games_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, rows, decks, stacked, orders, k)
@@ -214,7 +218,7 @@ def new_games_parallel(grid, up, closed, last_grid, stock, discard, seat, row, r
                          stacked, orders, lo, hi)
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def _end_round(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, rewards, order):
     """ROUND_END: reveal and score; the game ends at the target (or after num_rounds)."""
     n = cfg[C_PLAYERS]
@@ -252,7 +256,7 @@ def _end_round(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg,
     _deal(grid, up, closed, stock, discard, row, rng, cfg, deck, g, order, False)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _end_turn(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, g, p, rewards, order):
     """END_CHECK: the first player with six face-up cards triggers the final turns."""
     n = cfg[C_PLAYERS]
@@ -272,7 +276,7 @@ def _end_turn(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, 
     _start_turn(stock, discard, row, rng, g, nxt)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g):
     """``GolfRules.apply`` in every game: one legal action each (checked by the caller)."""
     n = cfg[C_PLAYERS]
@@ -325,7 +329,7 @@ def _step_row(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, 
     trunc[g] = row[g, TRUNCATED] != 0
 
 
-@njit(cache=True, _nrt=False, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def step_serial(grid, up, closed, last_grid, stock, discard, seat, row, rng, cfg, deck, actions, rewards, term, trunc, orders, lo, hi):
     for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
@@ -343,7 +347,7 @@ def step_parallel(grid, up, closed, last_grid, stock, discard, seat, row, rng, c
                     trunc, orders, lo, hi)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _legal_row(closed, up, row, cfg, mask, g):
     """``GolfRules.legal_mask``: depends only on face-up/face-down status, closed columns and
     where the pending card came from, never on a hidden card. All zeros once a game is over."""
@@ -370,7 +374,7 @@ def _legal_row(closed, up, row, cfg, mask, g):
             mask[g, DISCARD_DRAWN] = 1
 
 
-@njit(cache=True, _nrt=False, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def legal_serial(closed, up, row, cfg, mask, lo, hi):
     for g in range(lo, hi):
         _legal_row(closed, up, row, cfg, mask, g)
@@ -384,7 +388,7 @@ def legal_parallel(closed, up, row, cfg, mask, spans):
         legal_serial(closed, up, row, cfg, mask, lo, hi)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, w):
     """``view.view`` then ``Codec.encode``: the observation of game g from seat ``seats[g]``,
     for the games g in ``rows``."""
@@ -447,7 +451,7 @@ def _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, off
     out[g, offs[O_ROUND]] = np.float32(row[g, ROUND] / round_limit)
 
 
-@njit(cache=True, _nrt=False, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def encode_serial(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, lo, hi):
     for w in range(lo, hi):
         _encode_row(grid, up, closed, last_grid, stock, discard, seat, row, cfg, offs, rows, seats, out, w)

@@ -55,10 +55,10 @@ from card_envs.guilders.rules import (
 )
 from card_envs.guilders.view import MISS_SCALE, NUM_EVENTS, SCORE_SCALE
 from card_envs.schema import CARDS, PLAYERS, ConfigArray
-from card_envs.vector import GameKernels, drive, randbelow, span, wait_row
+from card_envs.vector import KERNEL_OPTIONS, GameKernels, drive, randbelow, span, wait_row
 
 #: every kernel's compile options: no exception paths for division by zero (see the docstring)
-_KERNEL = dict(cache=True, error_model="numpy")
+_KERNEL = {**KERNEL_OPTIONS, "error_model": "numpy"}
 
 NUM_CARDS = cards.NUM_CARDS
 NUM_STATS = 1 + len(VALUES)  # the columns of ``stats``: the score, then the cards of each value

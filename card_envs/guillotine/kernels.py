@@ -26,6 +26,10 @@ view declares (module constants taken from ``view.LAYOUT``, checked against ``vi
 so the two cannot drift apart; the card segments are written eight bytes at a time from a table. The generator moves only where the rules draw:
 the first dealer (``first_dealer="random"``) and each deal's shuffle. ``tests/vector/`` checks
 them step by step against the rules engine, byte for byte.
+
+The row drivers (``*_serial``) and what they call compile without numba's reference counting
+(``vector.KERNEL_OPTIONS``): nothing in them allocates, and counted, every array an inlined
+helper takes costs an atomic increment and decrement per game.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ from card_envs.guillotine.rules import (
     GuillotineState,
 )
 from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
-from card_envs.vector import (GameKernels, add_rank_rewards, drive, final_result, randbelow, shuffle, span,
+from card_envs.vector import (KERNEL_OPTIONS, GameKernels, add_rank_rewards, drive, final_result, randbelow, shuffle, span,
                               store_final_obs, wait_row)
 
 N = NUM_PLAYERS
@@ -124,7 +128,7 @@ _BIT_TABLE = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float32).
 
 
 # ------------------------------------------------------------------------------ the rules
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _popcount(x):
     c = 0
     while x:
@@ -133,7 +137,7 @@ def _popcount(x):
     return c
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _begin_play(seat, row, g, contract):
     """The contract is announced; the dealer leads (or opens the Domino layout)."""
     d = row[g, DEALER]
@@ -147,7 +151,7 @@ def _begin_play(seat, row, g, contract):
         row[g, LEADER] = d
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def _start_deal(seat, row, rng, cfg, g, order, stacked):
     """Deal all 32 cards one at a time clockwise from the dealer's left (``order``: top card
     first, shuffled here unless stacked), then the dealer chooses the contract (or the fixed
@@ -188,7 +192,7 @@ def _start_deal(seat, row, rng, cfg, g, order, stacked):
         row[g, PHASE] = CHOOSE
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def _new_game(seat, row, rng, cfg, g, order, stacked):
     row[g, FIRST_DEALER] = randbelow(rng, g, N) if cfg[C_FIRST_DEALER] < 0 else cfg[C_FIRST_DEALER]
     row[g, DEAL] = 0
@@ -200,7 +204,7 @@ def _new_game(seat, row, rng, cfg, g, order, stacked):
     _start_deal(seat, row, rng, cfg, g, order, stacked)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _new_games_row(seat, row, rng, cfg, rows, decks, stacked, orders, k):
     g = rows[k]
     order = orders[g]
@@ -210,7 +214,7 @@ def _new_games_row(seat, row, rng, cfg, rows, decks, stacked, orders, k):
     _new_game(seat, row, rng, cfg, g, order, stacked)
 
 
-@njit(cache=True, _nrt=False, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def new_games_serial(seat, row, rng, cfg, rows, decks, stacked, orders, lo, hi):
     for k in range(lo, hi):
         _new_games_row(seat, row, rng, cfg, rows, decks, stacked, orders, k)
@@ -224,7 +228,7 @@ def new_games_parallel(seat, row, rng, cfg, rows, decks, stacked, orders, spans)
         new_games_serial(seat, row, rng, cfg, rows, decks, stacked, orders, lo, hi)
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def _end_deal(seat, row, rng, cfg, g, points, rewards, order):
     """Add the deal's points to the totals (score mode: pay -(points - mean) / 100); the next
     deal starts, or the game ends."""
@@ -246,7 +250,7 @@ def _end_deal(seat, row, rng, cfg, g, points, rewards, order):
     _start_deal(seat, row, rng, cfg, g, order, False)
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def _trick_points(seat, row, cfg, g, points):
     """The points each seat takes in the trick contract being played (its scoring table)."""
     c = row[g, CONTRACT]
@@ -275,7 +279,7 @@ def _trick_points(seat, row, cfg, g, points):
         points[p] = pts
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _close_trick(seat, row, rng, cfg, strength, g, rewards, order, points):
     """The winner takes the four cards and leads the next trick."""
     led = row[g, LED]
@@ -306,7 +310,7 @@ def _close_trick(seat, row, rng, cfg, strength, g, rewards, order, points):
     row[g, CUR] = w
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _play_to_trick(seat, row, rng, cfg, strength, g, i, rewards, order, points):
     p = row[g, CUR]
     bit = np.int64(1) << i
@@ -324,7 +328,7 @@ def _play_to_trick(seat, row, rng, cfg, strength, g, i, rewards, order, points):
     _close_trick(seat, row, rng, cfg, strength, g, rewards, order, points)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _end_domino_turn(seat, row, rng, cfg, g, p, rewards, order, points):
     """A player whose hand is empty is out; the second one out ends the deal."""
     if seat[g, p, HAND] == 0 and row[g, OUT0] != p and row[g, OUT1] != p:
@@ -346,7 +350,7 @@ def _end_domino_turn(seat, row, rng, cfg, g, p, rewards, order, points):
     row[g, CUR] = q
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _domino_step(seat, row, rng, cfg, g, a, rewards, order, points):
     p = row[g, CUR]
     if a == PASS_STOP:
@@ -382,7 +386,7 @@ def _domino_step(seat, row, rng, cfg, g, a, rewards, order, points):
     _end_domino_turn(seat, row, rng, cfg, g, p, rewards, order, points)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _step_row(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, g):
     """``GuillotineRules.apply`` in every game: one legal action each (checked by the caller)."""
     for q in range(N):
@@ -399,7 +403,7 @@ def _step_row(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orde
     trunc[g] = False
 
 
-@njit(cache=True, _nrt=False, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def step_serial(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, lo, hi):
     for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
@@ -416,7 +420,7 @@ def step_parallel(seat, row, rng, cfg, strength, actions, rewards, term, trunc, 
         step_serial(seat, row, rng, cfg, strength, actions, rewards, term, trunc, orders, points, lo, hi)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _legal_row(seat, row, cfg, mask, g):
     """``GuillotineRules.legal_mask``: from the actor's hand and public state only (the led suit,
     the layout, the dealer's used contracts). All zeros once a game is over."""
@@ -448,7 +452,7 @@ def _legal_row(seat, row, cfg, mask, g):
         mask[g, PASS_STOP] = 1
 
 
-@njit(cache=True, _nrt=False, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def legal_serial(seat, row, cfg, mask, lo, hi):
     for g in range(lo, hi):
         _legal_row(seat, row, cfg, mask, g)
@@ -462,7 +466,7 @@ def legal_parallel(seat, row, cfg, mask, spans):
         legal_serial(seat, row, cfg, mask, lo, hi)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _bits(o, base, word, tab):
     """The 32 entries of a card mask, 0.0 or 1.0, as 16 eight-byte stores from ``tab`` (the
     float32 bytes of each byte's eight bits); ``o`` is the row as uint64, ``base`` in its words."""
@@ -472,7 +476,7 @@ def _bits(o, base, word, tab):
             o[base + 4 * j + i] = tab[byte, i]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _encode_row(seat, row, cfg, tab, rows, seats, out, w):
     """``view.view`` then ``Codec.encode``: the observation of game g from seat ``seats[g]``,
     for the games g in ``rows``. The card segments are written whole from the masks; the rest is
@@ -534,7 +538,7 @@ def _encode_row(seat, row, cfg, tab, rows, seats, out, w):
             x[O_LAST_MINUS + k] = np.float32(-t / SCORE_SCALE)
 
 
-@njit(cache=True, _nrt=False, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def encode_serial(seat, row, cfg, tab, rows, seats, out, lo, hi):
     for w in range(lo, hi):
         _encode_row(seat, row, cfg, tab, rows, seats, out, w)
@@ -549,7 +553,7 @@ def encode_parallel(seat, row, cfg, tab, rows, seats, out, spans):
 
 
 
-@njit(cache=True, _nrt=False)
+@njit(**KERNEL_OPTIONS)
 def _finish_game(seat, row, rng, cfg, tab, orders, final_obs, scores, ranks, observed, seats, rows, g):
     """The game g that ended in this step: every seat's final observation, the results (the lowest
     total first) and a new game (not inlined: it runs only for the few games that end)."""
@@ -561,7 +565,7 @@ def _finish_game(seat, row, rng, cfg, tab, orders, final_obs, scores, ranks, obs
     _new_game(seat, row, rng, cfg, g, orders[g], False)
 
 
-@njit(cache=True, _nrt=False, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def advance_serial(seat, row, rng, cfg, strength, tab, orders, points, actions, rewards, term, trunc, done, final_obs,
                    scores, ranks, reward_rank, observed, seats, current, mask, obs, rows, lo, hi):
     """``VectorEnv.step`` in the games ``lo:hi`` (``Kernels.advance``): the action; if the game

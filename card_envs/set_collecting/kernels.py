@@ -35,6 +35,9 @@ Each kernel reads like the engine method it mirrors (``SetRules._deal``, ``_star
 ``mask_for``; ``CollectorRules._check``, ``ranks``, ``scores``; ``HotRules._check``,
 ``_end_of_deal``, ``deal_points``, ``ranks``) and ``view.view`` + ``view.encode``, at the offsets
 of the view's own Layout. ``tests/vector/`` checks them against the rules engine, byte for byte.
+
+Speed: the kernels are compiled without numba's reference counting (``vector.KERNEL_OPTIONS``),
+and on threads ``advance`` runs the whole step in one pass.
 """
 
 from __future__ import annotations
@@ -48,7 +51,17 @@ from card_envs.schema import CARDS, PLAYERS, ConfigArray, KernelArray
 from card_envs.set_collecting import view as set_view
 from card_envs.set_collecting.engine import ACQUIRE, DECK, DRAW_TWO, NUM_RANKS, OVER, PLAY, STATE, SetState
 from card_envs.set_collecting.variant import SetVariant
-from card_envs.vector import GameKernels, drive, randbelow, shuffle, span, wait_row
+from card_envs.vector import (
+    KERNEL_OPTIONS,
+    GameKernels,
+    add_rank_rewards,
+    drive,
+    randbelow,
+    shuffle,
+    span,
+    store_final_obs,
+    wait_row,
+)
 
 DECK_SIZE = len(DECK)  # the stock's ring buffer holds the whole deck
 # fields of ``row`` and ``seat`` (declared with the state: ``engine.STATE``)
@@ -90,7 +103,7 @@ _RANK = (np.arange(DECK_SIZE) % NUM_RANKS).astype(np.int64)
 
 
 # ------------------------------------------------------------------------------ the rules
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _add_card(hand, counts, seat, g, p, c):
     """A card joins the end of ``p``'s hand (a taken card, a drawn card)."""
     hand[g, p, seat[g, p, HLEN]] = c
@@ -101,14 +114,14 @@ def _add_card(hand, counts, seat, g, p, c):
     counts[g, p, r] += 1
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _add_known(known, kcounts, seat, g, p, c):
     known[g, p, seat[g, p, KLEN]] = c
     seat[g, p, KLEN] += 1
     kcounts[g, p, _RANK[c]] += 1
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _start_acquire(seat, row, cfg, g):
     """ACQUIRE asks every seat, clockwise from the lead seat."""
     n = cfg[C_PLAYERS]
@@ -122,7 +135,7 @@ def _start_acquire(seat, row, cfg, g):
     row[g, CUR] = seat[g, 0, ORDER]
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _start_play(seat, row, cfg, g):
     """PLAY asks every seat holding cards, clockwise from the lead seat."""
     n = cfg[C_PLAYERS]
@@ -145,7 +158,7 @@ def _start_play(seat, row, cfg, g):
     row[g, CUR] = seat[g, 0, ORDER]
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _deal(hand, counts, kcounts, stock, seat, row, rng, cfg, deck, g, order, stacked, dealer):
     """``SetRules._deal``: shuffle (unless stacked), deal ``hand_size`` cards one at a time
     clockwise from the dealer's left; the rest is the stock, its top ``order``'s next card."""
@@ -181,7 +194,7 @@ def _deal(hand, counts, kcounts, stock, seat, row, rng, cfg, deck, g, order, sta
     _start_play(seat, row, cfg, g)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders, k):
     """``SetRules.new_game`` in game ``rows[k]`` (from stacked deck ``decks[k]`` if ``stacked``)."""
     n = cfg[C_PLAYERS]
@@ -203,7 +216,7 @@ def _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, c
     _deal(hand, counts, kcounts, stock, seat, row, rng, cfg, deck, g, order, stacked, dealer)
 
 
-@njit(cache=True, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def new_games_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders, lo, hi):
     for k in range(lo, hi):
         _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, decks, stacked, orders, k)
@@ -218,7 +231,7 @@ def new_games_parallel(counts, kcounts, seat, shown, hand, known, stock, row, rn
                          orders, lo, hi)
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _reveal(hand, known, counts, kcounts, seat, row, g):
     """``SetRules._reveal``: every asked seat plays a card of its committed rank, a publicly
     known copy first (the first in ``known``), else the first of that rank in its hand."""
@@ -253,7 +266,7 @@ def _reveal(hand, known, counts, kcounts, seat, row, g):
         seat[g, p, PLAYED] = card
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _resolve_cards(hand, known, counts, kcounts, stock, seat, row, cfg, g):
     """``SetRules._resolve_cards``: contests, returns to the stock bottom, draws from the top,
     all in seat order from the lead seat; the commitments become the public last round."""
@@ -322,7 +335,7 @@ def _resolve_cards(hand, known, counts, kcounts, stock, seat, row, cfg, g):
         seat[g, p, PENDING] = -1
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _rank(seat, row, cfg, g, p):
     """The competition rank of ``p`` once the game is over (``CollectorRules.ranks`` /
     ``HotRules.ranks``): by total in a game of deals, else by completion."""
@@ -352,7 +365,7 @@ def _rank(seat, row, cfg, g, p):
     return 1
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _lay_down(counts, shown, seat, row, cfg, g):
     for p in range(cfg[C_PLAYERS]):
         for r in range(NUM_RANKS):
@@ -361,7 +374,7 @@ def _lay_down(counts, shown, seat, row, cfg, g):
     row[g, LAID_DOWN] = 1
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _end_game(seat, row, cfg, g, terminated):
     n = cfg[C_PLAYERS]
     row[g, PHASE] = OVER
@@ -376,14 +389,14 @@ def _end_game(seat, row, cfg, g, terminated):
         seat[g, p, FIRST] = 1 if _rank(seat, row, cfg, g, p) == 1 else 0
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _next_round(seat, row, cfg, g):
     row[g, ROUND] += 1
     row[g, LEAD] = (row[g, DEALER] + 1 + row[g, ROUND]) % cfg[C_PLAYERS]
     _start_play(seat, row, cfg, g)
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS)
 def _check(hand, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, g, order, rewards):
     """CHECK: ``CollectorRules._check`` (the winners end the game; the round guard truncates)
     or ``HotRules._check`` + ``_end_of_deal`` (the callers score the deal; a deal at the round
@@ -444,7 +457,7 @@ def _check(hand, counts, kcounts, shown, stock, seat, row, rng, cfg, deck, g, or
         _deal(hand, counts, kcounts, stock, seat, row, rng, cfg, deck, g, order, False, (row[g, DEALER] + 1) % n)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _step_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders, g):
     """``SetRules.apply`` in every game: the player to act commits (one legal action each,
     checked by the caller); the phase's last commitment reveals (PLAY) or resolves (ACQUIRE)."""
@@ -467,7 +480,7 @@ def _step_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, d
     trunc[g] = row[g, TRUNCATED] != 0
 
 
-@njit(cache=True, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def step_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc, orders, lo, hi):
     for g in range(lo, hi):
         if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
@@ -485,7 +498,7 @@ def step_parallel(counts, kcounts, seat, shown, hand, known, stock, row, rng, cf
                     trunc, orders, lo, hi)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _legal_row(counts, seat, row, cfg, mask, g):
     """``SetRules.mask_for`` the player to act: its own hand (PLAY) or the revealed cards
     (ACQUIRE), never anyone's pending commitment; WAIT is never legal; zeros once over."""
@@ -496,8 +509,7 @@ def _legal_row(counts, seat, row, cfg, mask, g):
     phase = row[g, PHASE]
     if phase == PLAY:
         for r in range(NUM_RANKS):
-            if counts[g, p, r]:
-                mask[g, r] = 1
+            mask[g, r] = counts[g, p, r] != 0  # (no branch: which ranks a hand holds is anyone's guess)
     elif phase == ACQUIRE:
         mask[g, DRAW_TWO] = 1  # always, even from a short stock
         for k in range(1, n):
@@ -506,7 +518,7 @@ def _legal_row(counts, seat, row, cfg, mask, g):
                 mask[g, DRAW_TWO + k] = 1
 
 
-@njit(cache=True, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def legal_serial(counts, seat, row, cfg, mask, lo, hi):
     for g in range(lo, hi):
         _legal_row(counts, seat, row, cfg, mask, g)
@@ -520,16 +532,20 @@ def legal_parallel(counts, seat, row, cfg, mask, spans):
         legal_serial(counts, seat, row, cfg, mask, lo, hi)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL_OPTIONS, inline="always")
 def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, w):
     """``view.view`` then ``view.encode``: the observation of game g from seat ``seats[g]``,
-    for the games g in ``rows`` (relative seats: 0 = the observer, then clockwise)."""
+    for the games g in ``rows`` (relative seats: 0 = the observer, then clockwise).
+
+    Every segment is zeroed, then set: a caller may have written into the buffer it returned.
+    """
     n = cfg[C_PLAYERS]
     g = rows[w]
     me = seats[g]
     o = out[g]
     st = seat[g]
     rg = row[g]
+    stock_at = offs[O_STOCK_KNOWN]
     o[:] = 0.0
     phase = rg[PHASE]
     if phase != OVER:
@@ -593,20 +609,19 @@ def _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats
     # the seen bottom of the stock: row i is the card i from the top
     unknown = rg[STOCK_UNKNOWN]
     head = rg[HEAD]
-    base = offs[O_STOCK_KNOWN]
     sk = stock[g]
     for i in range(unknown, sl):
         at = head + i
         if at >= DECK_SIZE:
             at -= DECK_SIZE
-        o[base + i * NUM_RANKS + _RANK[sk[at]]] = 1.0
+        o[stock_at + i * NUM_RANKS + _RANK[sk[at]]] = 1.0
     if deals:
         rel = rg[DEALER] - me
         o[offs[O_DEALER] + (rel + n if rel < 0 else rel)] = 1.0
         o[offs[O_DEAL]] = np.float32(rg[DEAL])
 
 
-@njit(cache=True, nogil=True)
+@njit(**KERNEL_OPTIONS, nogil=True)
 def encode_serial(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, lo, hi):
     for w in range(lo, hi):
         _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, w)
@@ -620,15 +635,72 @@ def encode_parallel(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, s
         encode_serial(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, out, lo, hi)
 
 
-@njit(cache=True)
+@njit(**KERNEL_OPTIONS, inline="always")
+def _result_row(seat, row, cfg, scores, ranks, g):
+    """The finished game g's final scores (one deal, Collector: different ranks held; deals, Hot:
+    game totals) and competition ranks."""
+    for p in range(cfg[C_PLAYERS]):
+        scores[g, p] = seat[g, p, SCORE] if cfg[C_DEALS] else seat[g, p, DIST]
+        ranks[g, p] = _rank(seat, row, cfg, g, p)
+
+
+@njit(**KERNEL_OPTIONS)
 def results_kernel(seat, row, cfg, rows, scores, ranks):
-    """Final scores (one deal, Collector: different ranks held; deals, Hot: game totals) and competition ranks."""
-    n = cfg[C_PLAYERS]
     for k in range(rows.shape[0]):
-        g = rows[k]
-        for p in range(n):
-            scores[g, p] = seat[g, p, SCORE] if cfg[C_DEALS] else seat[g, p, DIST]
-            ranks[g, p] = _rank(seat, row, cfg, g, p)
+        _result_row(seat, row, cfg, scores, ranks, rows[k])
+
+
+@njit(**KERNEL_OPTIONS)
+def _finish_game(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, offs, no_decks, orders,
+                 final_obs, scores, ranks, observed, seats, rows, g):
+    """The game g that ended in this step (``rows[g] == g``): every seat's final observation, the
+    results and a new game (not inlined: it runs only for the few games that end)."""
+    for s in range(cfg[C_PLAYERS]):
+        seats[g] = s
+        _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, seats, observed, g)
+        store_final_obs(observed, final_obs, g, s)
+    _result_row(seat, row, cfg, scores, ranks, g)
+    _new_games_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, rows, no_decks, False,
+                   orders, g)
+
+
+@njit(**KERNEL_OPTIONS, nogil=True)
+def advance_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, offs, no_decks, orders,
+                   actions, rewards, term, trunc, done, final_obs, scores, ranks, reward_rank,
+                   observed, seats, current, mask, obs, rows, lo, hi):
+    """``VectorEnv.step`` in the games ``lo:hi`` (``Kernels.advance``), each game's row touched once:
+    the action; if the game ends, every seat's final observation, the results, rank rewards and a
+    new game; then the seat to act, the mask and the observation. A waiting game keeps its
+    observation and mask."""
+    for g in range(lo, hi):
+        if actions[g] < 0:  # this game waits (VectorEnv.step's WAIT)
+            wait_row(rewards, term, trunc, g)
+            done[g] = False
+            continue
+        _step_row(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, actions, rewards, term, trunc,
+                  orders, g)
+        done[g] = term[g] or trunc[g]
+        if done[g]:
+            _finish_game(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, offs, no_decks, orders,
+                         final_obs, scores, ranks, observed, seats, rows, g)
+            if reward_rank:
+                add_rank_rewards(ranks, rewards, g)
+        current[g] = row[g, CUR]
+        _legal_row(counts, seat, row, cfg, mask, g)
+        _encode_row(counts, kcounts, seat, shown, stock, row, cfg, offs, rows, current, obs, g)
+
+
+@njit(cache=True, parallel=True)
+def advance_parallel(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, offs, no_decks, orders,
+                     actions, rewards, term, trunc, done, final_obs, scores, ranks,
+                     reward_rank, observed, seats, current, mask, obs, rows, spans):
+    """:func:`advance_serial` in every game, its spans on numba's threads."""
+    n = actions.shape[0]
+    for c in prange(spans):
+        lo, hi = span(n, spans, c)
+        advance_serial(counts, kcounts, seat, shown, hand, known, stock, row, rng, cfg, deck, offs, no_decks, orders,
+                       actions, rewards, term, trunc, done, final_obs, scores, ranks,
+                       reward_rank, observed, seats, current, mask, obs, rows, lo, hi)
 
 
 class Kernels(GameKernels):
@@ -651,6 +723,8 @@ class Kernels(GameKernels):
         self.offs = np.array([layout.by_name[s].start if s in layout.by_name else -1 for s in _SEGMENTS],
                              dtype=np.int64)
         self._no_decks = np.zeros((1, 1), dtype=np.int64)
+        stock_known = layout.by_name["stock_known"]
+        assert stock_known.size == DECK_SIZE * NUM_RANKS and self.offs[O_STOCK_KNOWN] == stock_known.start
 
     def allocate(self, num_envs: int) -> dict[str, np.ndarray]:
         return STATE.allocate(num_envs, {PLAYERS: self.num_players, CARDS: DECK_SIZE},
@@ -669,12 +743,20 @@ class Kernels(GameKernels):
         drive(step_serial, step_parallel, len(actions),
             *self._game(a), a["rng"], self.cfg, self.deck, actions, rewards, term, trunc, a["order"])
 
+    def advance(self, a, actions, out) -> None:
+        """The whole step of every game in one pass, on numba's threads (``VectorEnv.step``)."""
+        (rewards, term, trunc, done, final_obs, scores, ranks, reward_rank, observed, seats, current, mask, obs,
+         rows) = out
+        drive(advance_serial, advance_parallel, len(actions), *self._game(a), a["rng"], self.cfg, self.deck, self.offs,
+              self._no_decks, a["order"], actions, rewards,
+              term, trunc, done, final_obs, scores, ranks, reward_rank, observed, seats, current, mask, obs, rows)
+
     def legal(self, a, mask) -> None:
         drive(legal_serial, legal_parallel, len(mask), a["counts"], a["seat"], a["row"], self.cfg, mask)
 
     def encode(self, a, rows, seats, out) -> None:
-        drive(encode_serial, encode_parallel, len(rows),
-            a["counts"], a["kcounts"], a["seat"], a["shown"], a["stock"], a["row"], self.cfg, self.offs, rows, seats, out)
+        drive(encode_serial, encode_parallel, len(rows), a["counts"], a["kcounts"], a["seat"], a["shown"], a["stock"],
+              a["row"], self.cfg, self.offs, rows, seats, out)
 
     def points(self, a) -> np.ndarray:
         """``(N, P)``: the game totals in a game of deals (Hot); else (Collector) the different ranks
