@@ -160,7 +160,7 @@ def resume_config(run_dir: Path, cfg: dict, changes: dict, override: bool) -> tu
 
 
 #: the keys of the ``imitation`` section (training/imitation.py says what they mean)
-IMITATION_KEYS = ("teacher", "decisions", "epochs", "batch_size", "learning_rate")
+IMITATION_KEYS = ("teacher", "decisions", "epochs", "batch_size", "learning_rate", "capped")
 
 
 def check_imitation(section: dict) -> None:
@@ -178,6 +178,8 @@ def check_imitation(section: dict) -> None:
     lr = section.get("learning_rate")
     if not (isinstance(lr, (int, float)) and not isinstance(lr, bool) and lr > 0):
         raise ValueError(f"imitation.learning_rate must be a number > 0, got {lr!r}")
+    if not isinstance(section.get("capped", True), bool):
+        raise ValueError(f"imitation.capped is true or false, got {section.get('capped')!r}")
 
 
 def check_config(cfg: dict, defaults: dict) -> None:
