@@ -571,7 +571,9 @@ def speed_page() -> str:
                 "the evaluation's in games/s.", "",
                 f"The default against the best fixed choice in the same condition: at worst {worst:.2f}×."
                 + (f" On the idle machine, the default against the speed the engine had before it set anything "
-                   f"(`numba default`): at worst {idle:.2f}×." if idle is not None else ""), ""]
+                   f"(`numba default`): at worst {idle:.2f}×." if idle is not None else "")
+                + " Single cells on a shared VM vary by up to 2×: on an idle machine the default runs numba's "
+                "default settings, and beside busy processes those of `passive`, yet the paired cells differ.", ""]
     tr = ROOT / "benchmarks" / "training_results.json"
     if tr.exists():
         d = json.loads(tr.read_text())
