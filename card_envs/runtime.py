@@ -164,7 +164,8 @@ def start_threads() -> None:
                    or os.environ.get("GOMP_SPINCOUNT", "").strip() == "0")
         numba.get_num_threads()  # starts the threading layer, as the environment says
         return
-    if not FOLLOW_LOAD or numba.config.NUMBA_NUM_THREADS <= 1 or LOAD.lately() < BUSY_AT_START:
+    one_thread = _CORES <= 1 or os.environ.get("NUMBA_NUM_THREADS", "").strip() == "1"
+    if not FOLLOW_LOAD or one_thread or LOAD.lately() < BUSY_AT_START:
         numba.get_num_threads()  # libgomp's own spinning
         return
     PASSIVE = True
