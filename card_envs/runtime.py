@@ -15,8 +15,10 @@ card_envs was imported, at least a tenth of a second):
 
 - **other processes keep half a core or more busy**: the threads never spin
   (``OMP_WAIT_POLICY=PASSIVE``) and every parallel region takes all of them: the OS then shares
-  the cores among all the threads that want them, and two passive threads ran up to twice as fast
-  as one thread, and 2-30x as fast as spinning ones (``benchmarks/busy_results.json``);
+  the cores among all the threads that want them. Measured with the kernels of the time, two
+  passive threads ran up to twice as fast as one thread, and 2-30x as fast as spinning ones;
+  with today's 2-3x faster kernels one thread beat them in several busy cells
+  (``benchmarks/busy_results.json``), so this choice is due to be measured again;
 - **an idle machine**: libgomp's own spinning, the fastest there (a passive wait cost up to half of
   the speed: every region waits for its threads to wake), and :func:`engine_threads` follows the
   load from then on: a parallel region takes only the cores other processes leave free (one
