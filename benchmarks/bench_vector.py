@@ -154,6 +154,8 @@ def main(argv=None) -> int:
     ap.add_argument("--busy", action="store_true",
                     help="measure each thread choice beside 0, 1 and 2 busy processes (benchmarks/busy.py) instead")
     ap.add_argument("--no-users", action="store_true", help="with --busy: the engine only, not its users")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="with --busy: measurements of each game's and PIMC's cell (the median is reported)")
     ap.add_argument("--rllib-python", metavar="PYTHON",
                     help="with --busy: an interpreter with Ray (the distributed extra) to measure RLlib's collection too")
     args = ap.parse_args(argv)
@@ -215,7 +217,8 @@ def main(argv=None) -> int:
 def busy_main(names: list[str], args, say) -> int:
     from benchmarks import busy
 
-    result = busy.measure(names, args.seconds, users=not args.no_users, say=say, rllib_python=args.rllib_python)
+    result = busy.measure(names, args.seconds, users=not args.no_users, say=say, rllib_python=args.rllib_python,
+                          repeats=args.repeat)
     result.update(machine=machine(), date=time.strftime("%Y-%m-%d"),
                   command="python benchmarks/bench_vector.py --busy"
                           + (f" --seconds {args.seconds:g}" if args.seconds != 2.0 else "")

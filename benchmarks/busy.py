@@ -6,8 +6,8 @@ a browser. This measures what the engine's default threads keep of their speed t
 every fixed choice a user could make instead:
 
 - ``default``: what card_envs does unprompted (``card_envs.runtime``): beside busy processes at
-  its start, every core with threads that never spin; on an idle machine, libgomp's spinning and
-  only the cores other processes leave free;
+  its start, threads that never spin, each batched step on the thread count its timing found
+  fastest; on an idle machine, libgomp's spinning and only the cores other processes leave free;
 - ``1 thread``: ``NUMBA_NUM_THREADS=1`` (the plain loops, no parallel regions);
 - ``numba default``: every core, whatever the load, libgomp's default spinning (300,000 spins,
   a few milliseconds, before a thread sleeps): what the engine did before it set anything;
@@ -19,7 +19,10 @@ killed after it), so with two of them on two cores the engine competes for every
 measurement is a fresh process (the thread settings must be in place before numba starts its
 threads), warmed up, then timed for ``seconds`` as the mean rate over that time (under load a
 best slice would only find the moments the busy loops were descheduled). The choices are
-measured one after the other within a load level, in an order that alternates between games.
+measured one after the other within a load level, in an order that alternates between games
+and rounds. One cell of two seconds in a fresh process varies by up to 2x on a shared 2-core
+machine (where the OS places the threads beside the busy loops), so each game's and PIMC's cell
+is measured ``--repeat`` times (3 by default) and its median reported.
 
 The engine's users are measured the same way: PIMC's batched rollouts (decisions per second of
 ``pimc:engine=batched`` in Golf), the SB3 training loop (learner steps per second of
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,8 +55,8 @@ CHOICES: dict[str, dict[str, str]] = {
 #: the variables a choice sets: none is inherited from the calling environment
 _SETTINGS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER",
              "CARD_ENVS_FOLLOW_LOAD")
-#: the choices measured for the engine's users (the layers add nothing new there)
-USER_CHOICES = ("default", "1 thread", "numba default")
+#: the choices measured for the engine's users (the threading layer adds nothing new there)
+USER_CHOICES = ("default", "1 thread", "numba default", "passive")
 LOADS = (0, 1, 2)
 
 _VECTOR = """
@@ -164,32 +168,34 @@ def evaluation_rate(choice: str, games: int) -> float:
         return games / (time.perf_counter() - began)
 
 
-def measure(games: list[str], seconds: float, users: bool, say=print, rllib_python: str | None = None) -> dict:
-    """Every (load, game or user, choice) rate, side by side; see the module docstring."""
+def measure(games: list[str], seconds: float, users: bool, say=print, rllib_python: str | None = None,
+            repeats: int = 3) -> dict:
+    """Every (load, game or user, choice) rate, side by side; see the module docstring. A game's
+    and PIMC's cells are each measured ``repeats`` times (in rounds: every choice once, then
+    again) and reported as the median (the samples are kept); the training and evaluation
+    users' cells, many seconds of many steps each, once."""
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats}")
     rows = []
     started = time.perf_counter()
     for load in LOADS:
-        budget = len(games) * len(CHOICES) * (seconds + 15) + (
-            len(USER_CHOICES) * (seconds * 19 + 300) if users else 0) + 600
+        budget = repeats * len(games) * len(CHOICES) * (seconds + 15) + (
+            len(USER_CHOICES) * (seconds * (2 * repeats + 17) + 300) if users else 0) + 600
         busy = _busy(load, budget)
         try:
             for k, game in enumerate(games):
-                order = list(CHOICES) if k % 2 == 0 else list(reversed(CHOICES))
-                row = {"load": load, "what": game, "unit": "steps/s"}
-                for choice in order:
-                    row[choice] = vector_rate(game, choice, seconds)
+                row = _row(load, game, "steps/s", lambda c, game=game: vector_rate(game, c, seconds), list(CHOICES),
+                           repeats, alternate=k % 2 == 1)
                 rows.append(row)
                 say(_line(row))
             if users:
-                for what, unit, rate in (
-                        ("pimc (batched rollouts)", "decisions/s", lambda c: pimc_rate(c, seconds * 2)),
-                        ("training.train (SB3)", "learner steps/s", lambda c: training_rate(c, seconds * 4)),
-                        ("training.evaluate (2 workers)", "games/s", lambda c: evaluation_rate(c, 200)),
+                for what, unit, rate, times in (
+                        ("pimc (batched rollouts)", "decisions/s", lambda c: pimc_rate(c, seconds * 2), repeats),
+                        ("training.train (SB3)", "learner steps/s", lambda c: training_rate(c, seconds * 4), 1),
+                        ("training.evaluate (2 workers)", "games/s", lambda c: evaluation_rate(c, 200), 1),
                         *((("training.train (RLlib)", "learner steps/s",
-                            lambda c: rllib_rate(c, seconds * 15, rllib_python)),) if rllib_python else ())):
-                    row = {"load": load, "what": what, "unit": unit}
-                    for choice in USER_CHOICES:
-                        row[choice] = rate(choice)
+                            lambda c: rllib_rate(c, seconds * 15, rllib_python), 1),) if rllib_python else ())):
+                    row = _row(load, what, unit, rate, list(USER_CHOICES), times)
                     rows.append(row)
                     say(_line(row))
         finally:
@@ -202,7 +208,20 @@ def measure(games: list[str], seconds: float, users: bool, say=print, rllib_pyth
         idle = next(r for r in rows if r["load"] == 0 and r["what"] == row["what"])
         if "numba default" in idle:  # the idle speed the engine had before it set anything
             row["default_vs_idle_before"] = row["default"] / idle["numba default"]
-    return {"seconds": seconds, "elapsed": time.perf_counter() - started, "rows": rows}
+    return {"seconds": seconds, "repeats": repeats, "elapsed": time.perf_counter() - started, "rows": rows}
+
+
+def _row(load: int, what: str, unit: str, rate, choices: list[str], repeats: int, alternate: bool = False) -> dict:
+    """One cell per choice: ``rate(choice)`` ``repeats`` times, in rounds whose order alternates,
+    and the median of each."""
+    samples: dict[str, list[float]] = {c: [] for c in choices}
+    for r in range(repeats):
+        for choice in (choices if (r % 2 == 1) == alternate else list(reversed(choices))):
+            samples[choice].append(rate(choice))
+    row = {"load": load, "what": what, "unit": unit}
+    row.update({c: statistics.median(v) for c, v in samples.items()})
+    row["samples"] = samples
+    return row
 
 
 def _line(row: dict) -> str:

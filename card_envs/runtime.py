@@ -127,15 +127,96 @@ _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
 def engine_threads() -> int:
     """The threads the engine's next parallel region takes: numba's (``numba.set_num_threads``),
     fewer by the cores other processes kept busy lately (a core counts as taken from half of it,
-    as the PPO update's threads count them), at least one; all of numba's where they wait
-    passively (:data:`PASSIVE`)."""
+    as the PPO update's threads count them), at least one; where they wait passively
+    (:data:`PASSIVE`), as many as the running :class:`ThreadChoice` found fastest (all of numba's
+    outside a batched step that chooses)."""
     import numba
 
     threads = numba.get_num_threads()
-    if threads <= 1 or not FOLLOW_LOAD or PASSIVE:
+    if threads <= 1 or not FOLLOW_LOAD:
         return threads
+    if PASSIVE:
+        return min(threads, _chosen) if _chosen > 0 else threads
     taken = int(LOAD.cores() + 0.5)
     return max(1, min(threads, _CORES - taken))
+
+
+#: the threads the running :class:`ThreadChoice` chose for the engine's regions (0: none chose)
+_chosen = 0
+
+
+class ThreadChoice:
+    """The thread count a batched step runs fastest on, found by timing the steps themselves
+    (used where numba's threads wait passively, so a thread a region leaves out costs nothing).
+
+    Beside busy processes neither fixed count wins everywhere: measured on two cores, one thread
+    ran a game up to 1.35x as fast as two passive threads beside one busy process, and two ran up
+    to 1.7x as fast as one beside two (the OS then gives two threads half of the machine, one a
+    third). So the steps run in blocks of one count each: every count first gets a trial block
+    (:attr:`trial` seconds of steps), then the fastest holds for :attr:`hold` seconds of steps,
+    then each other count gets a trial block again, and so on. Each block's mean step (its first
+    step left out: it wakes the threads or loads a kernel) is averaged with that count's earlier
+    ones at half their weight, so one unlucky block does not decide. Blocks rather than steps in
+    turn: a step's time depends on the steps before it (whether the threads slept, where the OS
+    placed them), and a block measures a count as it runs when it holds. The trials take about a
+    tenth of the steps; a load that comes or goes is followed within a few seconds. Only steps'
+    own time counts, so pauses between them (a learner's update) do not."""
+
+    trial = 0.2
+    hold = 2.0
+
+    def __init__(self, candidates: Iterable[int]):
+        self.candidates = tuple(sorted(set(int(c) for c in candidates)))
+        if not self.candidates or self.candidates[0] < 1:
+            raise ValueError(f"thread counts must be >= 1, got {self.candidates}")
+        self.best = self.candidates[-1]
+        self.means = [0.0] * len(self.candidates)  # each count's mean step (seconds), smoothed
+        self._queue = list(range(1, len(self.candidates)))  # the counts (indices) to try next
+        self._block = 0  # the count (its index) the steps run on now
+        self._holding = False  # whether that block is a hold (else a trial)
+        self._steps = 0  # the block's steps so far (the first one left out of its time)
+        self._spent = 0.0
+
+    def threads(self) -> int:
+        """The threads the next step runs on (and makes :func:`engine_threads` return)."""
+        global _chosen
+        _chosen = self.candidates[self._block]
+        return _chosen
+
+    def took(self, seconds: float) -> None:
+        """The step just run on :meth:`threads` took ``seconds``."""
+        self._steps += 1
+        if self._steps == 1:
+            return
+        self._spent += seconds
+        if self._spent < (self.hold if self._holding else self.trial) or self._steps < 4:
+            return
+        k = self._block
+        mean = self._spent / (self._steps - 1)
+        self.means[k] = mean if self.means[k] == 0.0 else (self.means[k] + mean) / 2
+        self._steps, self._spent = 0, 0.0
+        if self._queue:  # the next trial
+            self._block, self._holding = self._queue.pop(0), False
+            return
+        best = min(range(len(self.candidates)), key=self.means.__getitem__)
+        self.best = self.candidates[best]
+        if self._holding:  # after a hold, the other counts' trials
+            self._queue = [i for i in range(len(self.candidates)) if i != best]
+            self._block, self._holding = self._queue.pop(0), False
+        else:  # after the trials, the fastest holds
+            self._block, self._holding = best, True
+
+
+def thread_choice() -> ThreadChoice | None:
+    """A :class:`ThreadChoice` between one thread and all of numba's for a batched engine, where
+    its threads wait passively and follow the load; None where the count is not chosen so."""
+    start_threads()
+    if not (PASSIVE and FOLLOW_LOAD):
+        return None
+    import numba
+
+    threads = numba.get_num_threads()
+    return ThreadChoice((1, threads)) if threads > 1 else None
 
 
 #: measured first-call time with an empty cache, two cores (``benchmarks/bench_vector.py``)

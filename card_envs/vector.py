@@ -91,6 +91,7 @@ A game supplies a *kernels* object (``card_envs/<game>/kernels.py``) with fixed-
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -107,7 +108,7 @@ except ImportError as exc:  # pragma: no cover - exercised by tests that hide nu
 from gymnasium.vector import AutoresetMode
 
 from card_envs.checks import check_reset_options, check_seed
-from card_envs.runtime import announce_compilation, engine_threads, start_threads
+from card_envs.runtime import announce_compilation, engine_threads, start_threads, thread_choice
 
 start_threads()  # before any kernel runs: numba's threads wait as the machine's load calls for (card_envs.runtime)
 
@@ -418,6 +419,8 @@ class VectorEnv:
                      self._reward_rank, self._observed, self._seat_buf, self._current, self._mask, self._obs,
                      self._all_rows)
         self._one_pass_always = getattr(kernels, "advance", None) is not None and kernels.ONE_PASS_ON_ONE_THREAD
+        # where numba's threads wait passively, each step runs on the thread count found fastest
+        self._thread_choice = thread_choice() if n >= PARALLEL_MIN_ROWS else None
         self._ready = False
 
     # ----------------------------------------------------------------------------- reset
@@ -477,6 +480,16 @@ class VectorEnv:
                 f"game {bad}: action {int(acts[bad])} is illegal for player_{int(self._current[bad])}; "
                 f"legal actions: {legal}"
             )
+        choice = self._thread_choice
+        if choice is None:
+            return self._step(acts)
+        choice.threads()
+        began = time.perf_counter()
+        out = self._step(acts)
+        choice.took(time.perf_counter() - began)
+        return out
+
+    def _step(self, acts: np.ndarray):
         k = self.kernels
         advance = getattr(k, "advance", None)
         if advance is not None and (self._one_pass_always or threaded(self.num_envs)):  # the whole step in one pass

@@ -76,4 +76,27 @@ def test_the_engines_users_are_measured_and_rllib_only_given_an_interpreter_with
     assert [r["load"] for r in rllib] == list(busy.LOADS)
     assert all(r["unit"] == "learner steps/s" and set(busy.USER_CHOICES) <= set(r) for r in rllib)
     assert calls.count("/ray/python") == len(busy.LOADS) * len(busy.USER_CHOICES)
-    assert "| 0 | RLlib, learner steps/s | 4 | 4 | 4 | — | — | 1.00× |" in busy.table(result)
+    assert "| 0 | RLlib, learner steps/s | 4 | 4 | 4 | 4 | — | 1.00× |" in busy.table(result)
+
+
+def test_each_cell_is_the_median_of_repeated_measurements_in_rounds_of_alternating_order(monkeypatch):
+    monkeypatch.setattr(busy, "_busy", lambda count, seconds: [])
+    calls = []
+    noisy = {"default": [100, 300, 200], "1 thread": [50, 40, 400], "numba default": [10, 10, 10],
+             "passive": [90, 95, 99], "workqueue": [1, 2, 3]}
+
+    def rate(game, choice, seconds):
+        calls.append(choice)
+        return noisy[choice][sum(c == choice for c in calls) - 1]
+
+    monkeypatch.setattr(busy, "vector_rate", rate)
+    monkeypatch.setattr(busy, "LOADS", (0,))
+    result = busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, repeats=3)
+    row = result["rows"][0]
+    assert row["default"] == 200 and row["1 thread"] == 50 and row["passive"] == 95, "medians, not means or bests"
+    assert row["samples"]["1 thread"] == [50, 40, 400] and result["repeats"] == 3
+    assert row["default_vs_best_fixed"] == pytest.approx(200 / 95)
+    rounds = [calls[i:i + len(busy.CHOICES)] for i in range(0, len(calls), len(busy.CHOICES))]
+    assert rounds[0] == list(reversed(rounds[1])) and rounds[0] == rounds[2], "each round reverses the order"
+    with pytest.raises(ValueError, match="repeats must be >= 1"):
+        busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, repeats=0)

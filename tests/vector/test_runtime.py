@@ -142,13 +142,124 @@ def test_the_engine_leaves_the_cores_other_processes_keep_busy(monkeypatch):
             assert runtime.engine_threads() == threads
             assert vector.threaded(1024) is (threads > 1)
         assert not vector.threaded(vector.PARALLEL_MIN_ROWS - 1)  # a small batch: the plain loop anyway
-        monkeypatch.setattr(runtime, "PASSIVE", True)  # passive threads: every one, whatever the load
+        monkeypatch.setattr(runtime, "PASSIVE", True)  # passive threads: every one, whatever the load,
+        monkeypatch.setattr(runtime, "_chosen", 0)  # outside a batched step that chooses its count
         assert runtime.engine_threads() == 2
+        monkeypatch.setattr(runtime, "_chosen", 1)  # a step's ThreadChoice found one thread fastest
+        assert runtime.engine_threads() == 1 and not vector.threaded(1024)
+        monkeypatch.setattr(runtime, "_chosen", 0)
         monkeypatch.setattr(runtime, "PASSIVE", False)
         monkeypatch.setattr(runtime, "FOLLOW_LOAD", False)  # CARD_ENVS_FOLLOW_LOAD=0: numba's count, whatever the load
         assert runtime.engine_threads() == 2
     finally:
         numba.set_num_threads(before)
+
+
+def _run_steps(choice: runtime.ThreadChoice, step_time, steps: int) -> list[int]:
+    """The thread counts ``choice`` gives ``steps`` steps that take ``step_time(threads)``."""
+    used = []
+    for _ in range(steps):
+        threads = choice.threads()
+        used.append(threads)
+        choice.took(step_time(threads))
+    return used
+
+
+def _blocks(used: list[int]) -> list[tuple[int, int]]:
+    """``used`` as (count, steps) blocks."""
+    out: list[list[int]] = []
+    for threads in used:
+        if out and out[-1][0] == threads:
+            out[-1][1] += 1
+        else:
+            out.append([threads, 1])
+    return [tuple(block) for block in out]
+
+
+def test_a_thread_choice_tries_each_count_in_a_block_then_holds_the_fastest_and_follows_a_changing_load(monkeypatch):
+    monkeypatch.setattr(runtime, "_chosen", 0)
+    choice = runtime.ThreadChoice((2, 1))
+    assert choice.candidates == (1, 2)
+    # beside one busy process: one thread 1 ms a step, two 1.5 ms
+    one_busy = {1: 0.001, 2: 0.0015}.__getitem__
+    used = _run_steps(choice, one_busy, 10_000)  # 10-15 s of steps
+    blocks = _blocks(used)
+    # a trial block of each (the first step of a block is not timed), then the faster holds
+    assert [b[0] for b in blocks[:4]] == [1, 2, 1, 2], blocks[:4]
+    assert [b[1] for b in blocks[:3]] == [pytest.approx(201, abs=2), pytest.approx(135, abs=2),
+                                         pytest.approx(2001, abs=2)], blocks[:3]
+    assert choice.best == 1 and choice.means == pytest.approx([0.001, 0.0015])
+    assert runtime._chosen in (1, 2) and all(b[1] >= 4 for b in blocks)
+    assert used.count(2) < 0.1 * len(used), "the trials cost about a tenth of the steps"
+    assert all(b[0] == 2 and abs(b[1] - 135) <= 2 for b in blocks[3:-1:2]), "a trial after each hold"
+    # a second busy process: two threads now take 1 ms, one 2 ms; followed within a few seconds
+    two_busy = {1: 0.002, 2: 0.001}.__getitem__
+    _run_steps(choice, two_busy, 5000)
+    assert choice.best == 2
+    late = _run_steps(choice, two_busy, 10_000)
+    assert late.count(2) > 0.85 * len(late)
+
+
+def test_one_slow_block_does_not_decide_and_the_first_step_of_a_block_is_left_out(monkeypatch):
+    monkeypatch.setattr(runtime, "_chosen", 0)
+    choice = runtime.ThreadChoice((1, 2))
+    calls = iter(range(10**6))
+    fast_two = {1: 0.002, 2: 0.001}
+    # the first step loads a kernel (5 s); after that two threads are faster
+    _run_steps(choice, lambda t: 5.0 if next(calls) == 0 else fast_two[t], 400)
+    assert choice.best == 2 and max(choice.means) < 0.01
+    _run_steps(choice, fast_two.__getitem__, 10_000)
+    assert choice.means == pytest.approx([0.002, 0.001])
+    # one trial where one thread ran unusually fast, or one hold where two were descheduled: the
+    # smoothed means still pick two
+    while choice._holding:
+        _run_steps(choice, fast_two.__getitem__, 1)
+    while not choice._holding:
+        _run_steps(choice, {1: 0.0009, 2: 0.001}.__getitem__, 1)
+    assert choice.best == 2, choice.means
+    _run_steps(choice, fast_two.__getitem__, 20_000)
+    while choice._holding:
+        _run_steps(choice, fast_two.__getitem__, 1)
+    while not choice._holding:
+        _run_steps(choice, fast_two.__getitem__, 1)
+    while choice._holding:
+        _run_steps(choice, {1: 0.002, 2: 0.0024}.__getitem__, 1)
+    assert choice.best == 2, choice.means
+    with pytest.raises(ValueError, match="thread counts must be >= 1"):
+        runtime.ThreadChoice((0, 2))
+
+
+def test_a_batched_engine_with_passive_threads_chooses_its_count_and_keeps_its_results():
+    code = _starting_at(2.0, textwrap.dedent("""
+        import numpy as np, card_envs, numba
+        numba.set_num_threads(2)
+        v = card_envs.golf_v0.vector_env(num_envs=512)
+        assert v._thread_choice is not None and v._thread_choice.candidates == (1, 2)
+        v.reset(seed=3)
+        seen = []
+        for _ in range(3000):
+            v.step(v.sample_actions())
+            seen.append(runtime._chosen)
+        assert set(seen) == {1, 2}, "both counts were tried"
+        chosen = v._obs_dict["observation"].copy()
+        small = card_envs.golf_v0.vector_env(num_envs=64)
+        assert small._thread_choice is None  # too few games for a parallel region anyway
+        numba.set_num_threads(1)  # the same games on one thread, no choosing
+        runtime.PASSIVE = False
+        w = card_envs.golf_v0.vector_env(num_envs=512)
+        assert w._thread_choice is None
+        w.reset(seed=3)
+        for _ in range(3000):
+            w.step(w.sample_actions())
+        assert np.array_equal(chosen, w._obs_dict["observation"])
+    """))
+    environment = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT",
+                                                                     "CARD_ENVS_FOLLOW_LOAD", "NUMBA_NUM_THREADS")}
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two cores")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, cwd=ROOT,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
 
 
 def test_the_load_is_what_the_other_processes_use(monkeypatch):
