@@ -14,11 +14,10 @@ runs) chooses it from the machine's load at that moment (:meth:`OthersLoad.latel
 card_envs was imported, at least a tenth of a second):
 
 - **other processes keep half a core or more busy**: the threads never spin
-  (``OMP_WAIT_POLICY=PASSIVE``) and every parallel region takes all of them: the OS then shares
-  the cores among all the threads that want them. Measured with the kernels of the time, two
-  passive threads ran up to twice as fast as one thread, and 2-30x as fast as spinning ones;
-  with today's 2-3x faster kernels one thread beat them in several busy cells
-  (``benchmarks/busy_results.json``), so this choice is due to be measured again;
+  (``OMP_WAIT_POLICY=PASSIVE``), and each batched step runs on the thread count its own timing
+  found fastest (:class:`ThreadChoice`: one thread or all of them; with passive threads a thread
+  a region leaves out costs nothing). Passive threads ran 2-30x as fast as spinning ones there,
+  but neither fixed count won everywhere (``benchmarks/busy_results.json``);
 - **an idle machine**: libgomp's own spinning, the fastest there (a passive wait cost up to half of
   the speed: every region waits for its threads to wake), and :func:`engine_threads` follows the
   load from then on: a parallel region takes only the cores other processes leave free (one
@@ -26,14 +25,15 @@ card_envs was imported, at least a tenth of a second):
   of a second, so a load that starts later does not meet spinning threads either.
 
 What this leaves: a process that started on a busy machine keeps passive threads when the machine
-becomes idle (about half of the idle speed in the games with the most regions per step), and one
-that started idle runs one thread when a load comes, where passive threads would have run faster.
+becomes idle (its steps then choose between one passive thread and all, both slower than spinning
+threads there), and one that started idle runs one thread when a load comes, where passive
+threads would sometimes have run faster.
 The variable is set only while numba loads its threading layer, so the processes this one starts
 keep libgomp's default (torch shares the engine's OpenMP runtime, and so its wait, only where it
 is imported after the engine starts: its Linux wheels then load the same ``libgomp``), and not
 at all when the process's environment sets
-``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` itself (``OMP_WAIT_POLICY=PASSIVE`` then also keeps
-every thread in every region). ``CARD_ENVS_FOLLOW_LOAD=0`` leaves the load out: numba's threads,
+``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` itself (with ``OMP_WAIT_POLICY=PASSIVE`` the steps
+then choose their thread count as above). ``CARD_ENVS_FOLLOW_LOAD=0`` leaves the load out: numba's threads,
 numba's wait. A program that starts numba's threads itself before card_envs does (a parallel
 numba function of its own, ``numba.set_num_threads``) decides their wait instead.
 

@@ -107,6 +107,7 @@ except ImportError as exc:  # pragma: no cover - exercised by tests that hide nu
 
 from gymnasium.vector import AutoresetMode
 
+from card_envs import runtime
 from card_envs.checks import check_reset_options, check_seed
 from card_envs.runtime import announce_compilation, engine_threads, start_threads, thread_choice
 
@@ -330,7 +331,7 @@ def drive(serial, parallel, rows: int, *args) -> None:
     rows, handed out one at a time to whichever thread is free; else the serial driver over every
     row, ``serial(*args, 0, rows)``. (The row's code is compiled once, in the serial driver; the
     serial drivers release the GIL, so a program may also run them on threads of its own.)"""
-    threads = engine_threads() if rows >= PARALLEL_MIN_ROWS else 1
+    threads = engine_threads() if rows >= parallel_min_rows() else 1
     if threads <= 1:
         serial(*args, 0, rows)
         return
@@ -420,7 +421,7 @@ class VectorEnv:
                      self._all_rows)
         self._one_pass_always = getattr(kernels, "advance", None) is not None and kernels.ONE_PASS_ON_ONE_THREAD
         # where numba's threads wait passively, each step runs on the thread count found fastest
-        self._thread_choice = thread_choice() if n >= PARALLEL_MIN_ROWS else None
+        self._thread_choice = thread_choice() if n >= parallel_min_rows() else None
         self._ready = False
 
     # ----------------------------------------------------------------------------- reset
@@ -618,17 +619,28 @@ class VectorEnv:
 #: batches), and far more on a busy machine, where a region waits for a descheduled worker
 #: (measured here: 2-8 ms per region under load for 32 rows); results are the same either way
 PARALLEL_MIN_ROWS = 128
+#: beside busy processes (threads that wait passively and follow the load), batches of fewer rows
+#: than this run the plain loop: waking a passive thread costs far more than spinning, and one
+#: thread ran 1.4-2.2x as fast as two at 384 and 512 games beside one or two busy processes
+#: (Golf, Fiddlesticks); from here on each step chooses (:class:`card_envs.runtime.ThreadChoice`)
+BUSY_PARALLEL_MIN_ROWS = 1024
+
+
+def parallel_min_rows() -> int:
+    """The fewest rows a batch needs for a parallel region: ``BUSY_PARALLEL_MIN_ROWS`` where the
+    engine's threads wait passively because other processes were busy, else ``PARALLEL_MIN_ROWS``."""
+    return BUSY_PARALLEL_MIN_ROWS if runtime.PASSIVE and runtime.FOLLOW_LOAD else PARALLEL_MIN_ROWS
 
 
 def threaded(rows: int | None = None) -> bool:
     """Whether the kernels run their ``prange`` drivers for a batch of ``rows`` games
-    (``numba.set_num_threads(k)``, k > 1, at least ``PARALLEL_MIN_ROWS`` rows, and more than one
+    (``numba.set_num_threads(k)``, k > 1, at least :func:`parallel_min_rows` rows, and more than one
     core not kept busy by other processes: :func:`card_envs.runtime.engine_threads`).
 
     Each game kernel is a row function with two drivers, a plain loop and a ``prange`` loop; with
     one thread the plain loop is used, since numba's parallel scheduling costs about a quarter of
     an encode kernel's time even when it has a single thread to schedule (measured here)."""
-    return (rows is None or rows >= PARALLEL_MIN_ROWS) and engine_threads() > 1
+    return (rows is None or rows >= parallel_min_rows()) and engine_threads() > 1
 
 
 def make(game: str, num_envs: int, options: dict[str, Any]) -> VectorEnv:

@@ -556,12 +556,17 @@ def speed_page() -> str:
         worst = min(r["default_vs_best_fixed"] for r in d["rows"])
         idle = min((r["default_vs_idle_before"] for r in d["rows"] if r["load"] == 0 and "default_vs_idle_before" in r),
                    default=None)
+        repeats = d.get("repeats", 1)
         out += ["## On a busy machine", "",
                 f"Measured on: {d.get('machine')}, {d.get('date')}, by `{d.get('command')}` ({d['seconds']:g} s per "
-                "measurement, each a fresh process). Beside 0, 1 and 2 busy processes (bounded Python loops, one per "
+                "measurement, each a fresh process"
+                + (f"; each game's and pimc's cell the median of {repeats} measurements in rounds, the training and "
+                   "evaluation cells one each" if repeats > 1 else "")
+                + "). Beside 0, 1 and 2 busy processes (bounded Python loops, one per "
                 "core), the batched engine at 1024 games and its users, under each thread choice: `default` (what "
-                "card_envs does: beside busy processes at its start, every core with threads that never spin; on an idle "
-                "machine, libgomp's spinning and the cores other processes leave free), "
+                "card_envs does: beside busy processes at its start, threads that never spin, each batched step on "
+                "the thread count its own timing found fastest; on an idle machine, libgomp's spinning and the cores "
+                "other processes leave free), "
                 "`1 thread`, `numba default` (every core, libgomp's default spinning: what the engine did before), "
                 "`passive` (every core, `OMP_WAIT_POLICY=PASSIVE`) and `workqueue` (every core, numba's own threading "
                 "layer). Rates are means over the measurement.",
@@ -572,8 +577,9 @@ def speed_page() -> str:
                 f"The default against the best fixed choice in the same condition: at worst {worst:.2f}×."
                 + (f" On the idle machine, the default against the speed the engine had before it set anything "
                    f"(`numba default`): at worst {idle:.2f}×." if idle is not None else "")
-                + " Single cells on a shared VM vary by up to 2×: on an idle machine the default runs numba's "
-                "default settings, and beside busy processes those of `passive`, yet the paired cells differ.", ""]
+                + " Single cells of two seconds on a shared VM vary by up to 2× (where the OS places the threads "
+                "beside the busy loops), which is why the cells are medians of repeated measurements"
+                + ("; the samples are in `benchmarks/busy_results.json`." if repeats > 1 else "."), ""]
     tr = ROOT / "benchmarks" / "training_results.json"
     if tr.exists():
         d = json.loads(tr.read_text())

@@ -233,8 +233,10 @@ def test_a_batched_engine_with_passive_threads_chooses_its_count_and_keeps_its_r
     code = _starting_at(2.0, textwrap.dedent("""
         import numpy as np, card_envs, numba
         numba.set_num_threads(2)
-        v = card_envs.golf_v0.vector_env(num_envs=512)
+        from card_envs import vector
+        v = card_envs.golf_v0.vector_env(num_envs=1024)
         assert v._thread_choice is not None and v._thread_choice.candidates == (1, 2)
+        v._thread_choice.trial, v._thread_choice.hold = 0.01, 0.05  # many blocks in a short test
         v.reset(seed=3)
         seen = []
         for _ in range(3000):
@@ -242,12 +244,14 @@ def test_a_batched_engine_with_passive_threads_chooses_its_count_and_keeps_its_r
             seen.append(runtime._chosen)
         assert set(seen) == {1, 2}, "both counts were tried"
         chosen = v._obs_dict["observation"].copy()
-        small = card_envs.golf_v0.vector_env(num_envs=64)
-        assert small._thread_choice is None  # too few games for a parallel region anyway
+        # beside busy processes a batch under 1024 games runs one thread: no choice, no region
+        small = card_envs.golf_v0.vector_env(num_envs=vector.BUSY_PARALLEL_MIN_ROWS - 1)
+        assert small._thread_choice is None and not vector.threaded(small.num_envs)
+        assert vector.parallel_min_rows() == vector.BUSY_PARALLEL_MIN_ROWS
         numba.set_num_threads(1)  # the same games on one thread, no choosing
         runtime.PASSIVE = False
-        w = card_envs.golf_v0.vector_env(num_envs=512)
-        assert w._thread_choice is None
+        w = card_envs.golf_v0.vector_env(num_envs=1024)
+        assert w._thread_choice is None and vector.parallel_min_rows() == vector.PARALLEL_MIN_ROWS
         w.reset(seed=3)
         for _ in range(3000):
             w.step(w.sample_actions())
