@@ -16,8 +16,10 @@ card_envs was imported, at least a tenth of a second):
 - **other processes keep half a core or more busy**: the threads never spin
   (``OMP_WAIT_POLICY=PASSIVE``), and each batched step runs on the thread count its own timing
   found fastest (:class:`ThreadChoice`: one thread or all of them; with passive threads a thread
-  a region leaves out costs nothing). Passive threads ran 2-30x as fast as spinning ones there,
-  but neither fixed count won everywhere (``benchmarks/busy_results.json``);
+  a region leaves out costs nothing; a batch under
+  :data:`card_envs.vector.BUSY_PARALLEL_MIN_ROWS` games runs one thread). Passive threads ran
+  2-30x as fast as spinning ones there, but neither fixed count won everywhere
+  (``benchmarks/busy_results.json``);
 - **an idle machine**: libgomp's own spinning, the fastest there (a passive wait cost up to half of
   the speed: every region waits for its threads to wake), and :func:`engine_threads` follows the
   load from then on: a parallel region takes only the cores other processes leave free (one
