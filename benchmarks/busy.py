@@ -180,7 +180,7 @@ def measure(games: list[str], seconds: float, users: bool, say=print, rllib_pyth
     started = time.perf_counter()
     for load in LOADS:
         budget = repeats * len(games) * len(CHOICES) * (seconds + 15) + (
-            len(USER_CHOICES) * (seconds * (2 * repeats + 17) + 300) if users else 0) + 600
+            len(USER_CHOICES) * (seconds * (2 * repeats + 19) + 300) if users else 0) + 600
         busy = _busy(load, budget)
         try:
             for k, game in enumerate(games):

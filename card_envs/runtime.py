@@ -151,10 +151,10 @@ class ThreadChoice:
     """The thread count a batched step runs fastest on, found by timing the steps themselves
     (used where numba's threads wait passively, so a thread a region leaves out costs nothing).
 
-    Beside busy processes neither fixed count wins everywhere: measured on two cores, one thread
-    ran a game up to 1.35x as fast as two passive threads beside one busy process, and two ran up
-    to 1.7x as fast as one beside two (the OS then gives two threads half of the machine, one a
-    third). So the steps run in blocks of one count each: every count first gets a trial block
+    Beside busy processes neither fixed count wins everywhere: measured on two cores
+    (``benchmarks/busy_results.json``), one thread ran a game up to 1.46x as fast as two passive
+    threads beside one busy process, and two ran up to 1.64x as fast as one beside two (the OS
+    then gives two threads half of the machine, one a third). So the steps run in blocks of one count each: every count first gets a trial block
     (:attr:`trial` seconds of steps), then the fastest holds for :attr:`hold` seconds of steps,
     then each other count gets a trial block again, and so on. Each block's mean step (its first
     step left out: it wakes the threads or loads a kernel) is averaged with that count's earlier

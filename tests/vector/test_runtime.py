@@ -189,7 +189,7 @@ def test_a_thread_choice_tries_each_count_in_a_block_then_holds_the_fastest_and_
     assert [b[1] for b in blocks[:3]] == [pytest.approx(201, abs=2), pytest.approx(135, abs=2),
                                          pytest.approx(2001, abs=2)], blocks[:3]
     assert choice.best == 1 and choice.means == pytest.approx([0.001, 0.0015])
-    assert runtime._chosen in (1, 2) and all(b[1] >= 4 for b in blocks)
+    assert runtime._chosen == used[-1] and all(b[1] >= 4 for b in blocks[:-1])  # what the last step ran on
     assert used.count(2) < 0.1 * len(used), "the trials cost about a tenth of the steps"
     assert all(b[0] == 2 and abs(b[1] - 135) <= 2 for b in blocks[3:-1:2]), "a trial after each hold"
     # a second busy process: two threads now take 1 ms, one 2 ms; followed within a few seconds
