@@ -40,6 +40,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import card_envs  # noqa: E402
 from benchmarks.bench_envs import machine, random_play_steps_per_second  # noqa: E402
+from benchmarks.busy import PAIRED_ROUNDS  # noqa: E402
 from benchmarks.run import spiel_random_play  # noqa: E402
 
 SIZES = (1, 64, 1024, 16384)
@@ -156,6 +157,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-users", action="store_true", help="with --busy: the engine only, not its users")
     ap.add_argument("--repeat", type=int, default=3,
                     help="with --busy: measurements of each game's and PIMC's cell (the median is reported)")
+    ap.add_argument("--paired-rounds", type=int, default=PAIRED_ROUNDS,
+                    help="with --busy: rounds of each game's paired cells (every setting that can share the "
+                         "default's process, one second each in turn; 0: none)")
     ap.add_argument("--rllib-python", metavar="PYTHON",
                     help="with --busy: an interpreter with Ray (the distributed extra) to measure RLlib's collection too")
     args = ap.parse_args(argv)
@@ -218,16 +222,20 @@ def busy_main(names: list[str], args, say) -> int:
     from benchmarks import busy
 
     result = busy.measure(names, args.seconds, users=not args.no_users, say=say, rllib_python=args.rllib_python,
-                          repeats=args.repeat)
+                          repeats=args.repeat, paired_rounds=args.paired_rounds)
     result.update(machine=machine(), date=time.strftime("%Y-%m-%d"),
                   command="python benchmarks/bench_vector.py --busy"
                           + (f" --seconds {args.seconds:g}" if args.seconds != 2.0 else "")
                           + "".join(f" --game {g}" for g in (args.game or [])) + (" --no-users" if args.no_users else "")
-                          + (" --rllib-python PYTHON" if args.rllib_python else ""))
+                          + (" --rllib-python PYTHON" if args.rllib_python else "")
+                          + (f" --paired-rounds {args.paired_rounds}" if args.paired_rounds != PAIRED_ROUNDS else ""))
     result["table"] = busy.table(result)
     say(result["table"])
     worst = min(r["default_vs_best_fixed"] for r in result["rows"])
     say(f"the default against the best fixed choice: at worst {worst:.2f}× (target 0.8×)")
+    paired = [r["paired_default_vs_best_fixed"] for r in result["rows"] if "paired_default_vs_best_fixed" in r]
+    if paired:
+        say(f"in the games' paired cells: at worst {min(paired):.2f}×")
     if not args.no_write:
         (HERE / "busy_results.json").write_text(json.dumps(result, indent=1) + "\n")
         say(f"wrote {HERE / 'busy_results.json'}")

@@ -24,6 +24,14 @@ and rounds. One cell of two seconds in a fresh process varies by up to 2x on a s
 machine (where the OS places the threads beside the busy loops), so each game's and PIMC's cell
 is measured ``--repeat`` times (3 by default) and its median reported.
 
+Where the threads sit beside the busy loops also changes within a process, every few seconds
+(two passive threads ran Guillotine at about 2.3M steps/s while the busy loops shared a core and
+at about 0.9M while each engine thread shared a core with one). So each game also gets paired
+cells (:func:`paired_rates`): one fresh process with the default's environment runs the default
+and the fixed choices that can share its process in turn, a second each, for ``--paired-rounds``
+rounds (10 by default), so every choice meets the same placements; beside busy processes those
+are ``1 thread`` and ``passive``, on an idle machine ``1 thread`` and ``numba default``.
+
 The engine's users are measured the same way: PIMC's batched rollouts (decisions per second of
 ``pimc:engine=batched`` in Golf), the SB3 training loop (learner steps per second of
 ``training.train``, whose collection takes one engine thread), and an evaluation with two worker
@@ -101,6 +109,46 @@ while t is None or time.perf_counter() - t < seconds:
 print(decisions / (time.perf_counter() - t))
 """
 
+#: each game's paired cells: rounds of blocks of one second, one block per setting in a round
+PAIRED_ROUNDS = 10
+PAIRED_BLOCK = 1.0
+
+_PAIRED = """
+import json, sys, time
+import numba
+import card_envs
+from card_envs import runtime
+name, rounds, block = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+m = card_envs.ENVIRONMENTS[name]
+v = m.vector_env(num_envs=1024, **m.BENCHMARK_CONFIG); v.reset(seed=0)
+choice, threads, busy = v._thread_choice, numba.get_num_threads(), runtime.PASSIVE
+if busy and choice is None:
+    sys.exit("passive threads but no thread choice: one thread only?")
+
+def setting(name):
+    if busy:  # passive threads: the step's own choice, or a fixed count
+        runtime._chosen = {"default": 0, "1 thread": 1, "passive": threads}[name]
+        v._thread_choice = choice if name == "default" else None
+    else:  # spinning threads: following the load, or numba's count whatever the load
+        runtime.FOLLOW_LOAD = name == "default"
+        numba.set_num_threads(1 if name == "1 thread" else threads)
+
+names = ["default", "1 thread", "passive" if busy else "numba default"]
+for _ in range(30): v.step(v.sample_actions())
+totals = {n: [0, 0.0] for n in names}
+for r in range(rounds):
+    for n in names[r % 3:] + names[:r % 3]:
+        setting(n)
+        steps, t = 0, time.perf_counter()
+        while time.perf_counter() - t < block:
+            for _ in range(5): v.step(v.sample_actions())
+            steps += 5
+        totals[n][0] += steps
+        totals[n][1] += time.perf_counter() - t
+print(json.dumps({"started": "passive" if busy else "spinning",
+                  "rates": {n: k * v.num_envs / t for n, (k, t) in totals.items()}}))
+"""
+
 
 def _busy(count: int, seconds: float) -> list[subprocess.Popen]:
     code = f"import time\nend = time.time() + {seconds}\nwhile time.time() < end:\n    pass\n"
@@ -120,6 +168,26 @@ def _run(args: list[str], choice: str, timeout: float) -> float:
 def vector_rate(game: str, choice: str, seconds: float) -> float:
     """``vector_env(num_envs=1024)`` random-play steps/s of ``game`` under ``choice``."""
     return _run(["-c", _VECTOR, game, str(seconds)], choice, timeout=600)
+
+
+def paired_rates(game: str, load: int | None, rounds: int = PAIRED_ROUNDS, block: float = PAIRED_BLOCK) -> dict[str, float]:
+    """The default and the fixed choices that can share its process, in one fresh process (its
+    environment the default's), as steps/s over ``rounds`` rounds of one ``block`` each: where the
+    engine started with passive threads (beside busy processes) ``default`` (the steps' own
+    choice), ``1 thread`` and ``passive`` (every thread); where it spins (idle), ``default``
+    (threads following the load), ``1 thread`` and ``numba default`` (every thread, whatever the
+    load). A ``load`` the engine's start does not match (passive with none, spinning beside some)
+    raises; None accepts either."""
+    env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
+    out = subprocess.run([sys.executable, "-c", _PAIRED, game, str(rounds), str(block)],
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=600 + 3 * rounds * block)
+    if out.returncode != 0:
+        raise RuntimeError(f"paired cells of {game} beside {load} busy processes failed:\n{out.stderr[-2000:]}")
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    if load is not None and (result["started"] == "passive") != (load > 0):
+        raise RuntimeError(f"paired cells of {game}: beside {load} busy processes the engine started "
+                           f"{result['started']}")
+    return result["rates"]
 
 
 def pimc_rate(choice: str, seconds: float) -> float:
@@ -169,23 +237,29 @@ def evaluation_rate(choice: str, games: int) -> float:
 
 
 def measure(games: list[str], seconds: float, users: bool, say=print, rllib_python: str | None = None,
-            repeats: int = 3) -> dict:
+            repeats: int = 3, paired_rounds: int = PAIRED_ROUNDS) -> dict:
     """Every (load, game or user, choice) rate, side by side; see the module docstring. A game's
     and PIMC's cells are each measured ``repeats`` times (in rounds: every choice once, then
     again) and reported as the median (the samples are kept); the training and evaluation
-    users' cells, many seconds of many steps each, once."""
+    users' cells, many seconds of many steps each, once. Each game also gets its paired cells
+    (:func:`paired_rates`, ``paired_rounds`` rounds; none with 0)."""
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
+    if paired_rounds < 0:
+        raise ValueError(f"paired_rounds must be >= 0, got {paired_rounds}")
     rows = []
     started = time.perf_counter()
     for load in LOADS:
-        budget = repeats * len(games) * len(CHOICES) * (seconds + 15) + (
+        budget = repeats * len(games) * len(CHOICES) * (seconds + 15) + len(games) * (
+            3 * paired_rounds * PAIRED_BLOCK + 30) + (
             len(USER_CHOICES) * (seconds * (2 * repeats + 19) + 300) if users else 0) + 600
         busy = _busy(load, budget)
         try:
             for k, game in enumerate(games):
                 row = _row(load, game, "steps/s", lambda c, game=game: vector_rate(game, c, seconds), list(CHOICES),
                            repeats, alternate=k % 2 == 1)
+                if paired_rounds:
+                    row["paired"] = paired_rates(game, load, paired_rounds)
                 rows.append(row)
                 say(_line(row))
             if users:
@@ -208,7 +282,13 @@ def measure(games: list[str], seconds: float, users: bool, say=print, rllib_pyth
         idle = next(r for r in rows if r["load"] == 0 and r["what"] == row["what"])
         if "numba default" in idle:  # the idle speed the engine had before it set anything
             row["default_vs_idle_before"] = row["default"] / idle["numba default"]
-    return {"seconds": seconds, "repeats": repeats, "elapsed": time.perf_counter() - started, "rows": rows}
+        if "paired" in row:
+            paired = row["paired"]
+            row["paired_default_vs_best_fixed"] = paired["default"] / max(v for c, v in paired.items() if c != "default")
+            if "numba default" in idle.get("paired", {}):
+                row["paired_default_vs_idle_before"] = paired["default"] / idle["paired"]["numba default"]
+    return {"seconds": seconds, "repeats": repeats, "paired_rounds": paired_rounds, "paired_block": PAIRED_BLOCK,
+            "elapsed": time.perf_counter() - started, "rows": rows}
 
 
 def _row(load: int, what: str, unit: str, rate, choices: list[str], repeats: int, alternate: bool = False) -> dict:
@@ -226,7 +306,8 @@ def _row(load: int, what: str, unit: str, rate, choices: list[str], repeats: int
 
 def _line(row: dict) -> str:
     rates = ", ".join(f"{c} {row[c]:,.0f}" for c in CHOICES if c in row)
-    return f"busy {row['load']}: {row['what']} ({row['unit']}): {rates}"
+    paired = ("; paired: " + ", ".join(f"{c} {v:,.0f}" for c, v in row["paired"].items())) if "paired" in row else ""
+    return f"busy {row['load']}: {row['what']} ({row['unit']}): {rates}{paired}"
 
 
 #: the engine's users as the table names them, and what each is counted in
@@ -236,11 +317,13 @@ SHORT = {"pimc (batched rollouts)": "pimc, decisions/s", "training.train (SB3)":
 
 def table(result: dict) -> str:
     """The speed page's table: each row's rates (a game's in steps/s), the default against the
-    best fixed choice."""
-    lines = ["| busy | measured | " + " | ".join(f"`{c}`" for c in CHOICES) + " | default ÷ best |",
-             "|---:|---|" + "---:|" * (len(CHOICES) + 1)]
+    best fixed choice in separate processes and, for a game, in its paired cells (one process)."""
+    lines = ["| busy | measured | " + " | ".join(f"`{c}`" for c in CHOICES)
+             + " | default ÷ best | paired: default ÷ best |",
+             "|---:|---|" + "---:|" * (len(CHOICES) + 2)]
     for row in result["rows"]:
         cells = [f"{row[c]:,.0f}" if c in row else "—" for c in CHOICES]
+        paired = f"{row['paired_default_vs_best_fixed']:.2f}×" if "paired_default_vs_best_fixed" in row else "—"
         lines.append(f"| {row['load']} | {SHORT.get(row['what'], row['what'])} | " + " | ".join(cells)
-                     + f" | {row['default_vs_best_fixed']:.2f}× |")
+                     + f" | {row['default_vs_best_fixed']:.2f}× | {paired} |")
     return "\n".join(lines)

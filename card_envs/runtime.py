@@ -153,31 +153,53 @@ class ThreadChoice:
 
     Beside busy processes neither fixed count wins everywhere: measured on two cores
     (``benchmarks/busy_results.json``), one thread ran a game up to 1.46x as fast as two passive
-    threads beside one busy process, and two ran up to 1.64x as fast as one beside two (the OS
-    then gives two threads half of the machine, one a third). So the steps run in blocks of one count each: every count first gets a trial block
-    (:attr:`trial` seconds of steps), then the fastest holds for :attr:`hold` seconds of steps,
-    then each other count gets a trial block again, and so on. Each block's mean step (its first
-    step left out: it wakes the threads or loads a kernel) is averaged with that count's earlier
-    ones at half their weight, so one unlucky block does not decide. Blocks rather than steps in
+    threads beside one busy process, and two ran up to 1.64x as fast as one beside two. Nor does
+    one count win for long: where the OS places the threads beside the busy loops changes every
+    few seconds (two passive threads ran Guillotine at 2.3M steps/s while the busy loops shared one
+    core, 0.9M while each engine thread shared a core with one). So the steps run in blocks of one
+    count each: every count first gets a trial block (:attr:`trial` seconds of steps), or ``first``
+    holds before any trial, then the fastest holds for up to :attr:`hold` seconds, then each other
+    count gets a trial block again, and so on. Every :attr:`trial` seconds of a block its mean step
+    is averaged with that count's earlier ones at half their weight (so one unlucky stretch does
+    not decide), and a hold ends early once its count's mean is slower than another's. A block's
+    first :attr:`settle` seconds of steps are left out: right after a change of count the first
+    steps measured up to 60 ms each (the woken thread waits for a core, the one left alone has
+    used up its share), which says nothing of how the count runs. Blocks rather than steps in
     turn: a step's time depends on the steps before it (whether the threads slept, where the OS
-    placed them), and a block measures a count as it runs when it holds. The trials take about a
-    tenth of the steps; a load that comes or goes is followed within a few seconds. Only steps'
-    own time counts, so pauses between them (a learner's update) do not."""
+    placed them).
+
+    A step counts from the end of the step before, so the caller's own work between steps counts
+    too: with two threads the OS deschedules the calling thread more often between regions
+    (Guillotine beside two busy processes: random actions drawn in 204 us a step against 85 us
+    with one thread, which outweighed its faster steps, 378 us against 467). Where the caller paused longer than
+    :attr:`pause` (a learner's update), only the step's own time counts. The trials take about a
+    tenth of the steps; a load that comes or goes is followed within a second or two."""
 
     trial = 0.2
     hold = 2.0
+    pause = 0.02
+    settle = 0.05
 
-    def __init__(self, candidates: Iterable[int]):
+    def __init__(self, candidates: Iterable[int], first: int | None = None):
         self.candidates = tuple(sorted(set(int(c) for c in candidates)))
         if not self.candidates or self.candidates[0] < 1:
             raise ValueError(f"thread counts must be >= 1, got {self.candidates}")
-        self.best = self.candidates[-1]
-        self.means = [0.0] * len(self.candidates)  # each count's mean step (seconds), smoothed
-        self._queue = list(range(1, len(self.candidates)))  # the counts (indices) to try next
-        self._block = 0  # the count (its index) the steps run on now
-        self._holding = False  # whether that block is a hold (else a trial)
+        if first is not None and first not in self.candidates:
+            raise ValueError(f"the first count must be one of {self.candidates}, got {first}")
+        self.best = self.candidates[-1] if first is None else first
+        self.means = [0.0] * len(self.candidates)  # each count's mean step (seconds), smoothed; 0: untried
+        if first is None:  # a trial of each count first
+            self._queue = list(range(1, len(self.candidates)))  # the counts (indices) to try next
+            self._block = 0  # the count (its index) the steps run on now
+            self._holding = False  # whether that block is a hold (else a trial)
+        else:  # a hold of ``first`` first, then the others' trials
+            self._queue, self._block, self._holding = [], self.candidates.index(first), True
         self._steps = 0  # the block's steps so far (the first one left out of its time)
-        self._spent = 0.0
+        self._spent = 0.0  # the block's timed seconds
+        self._chunk = 0.0  # the seconds since the block's mean step was last taken
+        self._chunk_from = 0  # the steps the block had then
+        self._settling = self.settle  # the seconds of steps still to leave out of the block's time
+        self._ended = float("-inf")  # when the last step ended
 
     def threads(self) -> int:
         """The threads the next step runs on (and makes :func:`engine_threads` return)."""
@@ -185,22 +207,35 @@ class ThreadChoice:
         _chosen = self.candidates[self._block]
         return _chosen
 
+    def stepped(self, began: float, ended: float) -> None:
+        """A step run on :meth:`threads` began and ended at these :func:`time.perf_counter`
+        readings: it counts from the end of the step before, unless the caller paused longer than
+        :attr:`pause` in between (then from ``began``)."""
+        last, self._ended = self._ended, ended
+        self.took(ended - (last if 0.0 <= began - last < self.pause else began))
+
     def took(self, seconds: float) -> None:
         """The step just run on :meth:`threads` took ``seconds``."""
         self._steps += 1
-        if self._steps == 1:
+        if self._settling > 0.0:  # the block's first steps, while the threads settle: not timed
+            self._settling -= seconds
+            self._chunk_from = self._steps
             return
         self._spent += seconds
-        if self._spent < (self.hold if self._holding else self.trial) or self._steps < 4:
+        self._chunk += seconds
+        if self._chunk < self.trial or self._steps - self._chunk_from < 4:
             return
         k = self._block
-        mean = self._spent / (self._steps - 1)
+        mean = self._chunk / (self._steps - self._chunk_from)
         self.means[k] = mean if self.means[k] == 0.0 else (self.means[k] + mean) / 2
-        self._steps, self._spent = 0, 0.0
+        self._chunk, self._chunk_from = 0.0, self._steps
+        if self._holding and self._spent + self.trial / 2 < self.hold and self._fastest() == k:
+            return  # the hold goes on while its count stays the fastest
+        self._steps, self._spent, self._chunk_from, self._settling = 0, 0.0, 0, self.settle
         if self._queue:  # the next trial
             self._block, self._holding = self._queue.pop(0), False
             return
-        best = min(range(len(self.candidates)), key=self.means.__getitem__)
+        best = self._fastest()
         self.best = self.candidates[best]
         if self._holding:  # after a hold, the other counts' trials
             self._queue = [i for i in range(len(self.candidates)) if i != best]
@@ -209,16 +244,29 @@ class ThreadChoice:
             self._block, self._holding = best, True
 
 
+    def _fastest(self) -> int:
+        """The count (its index) of the fastest mean step so far (an untried count is not)."""
+        return min(range(len(self.candidates)), key=lambda i: self.means[i] or float("inf"))
+
+
 def thread_choice() -> ThreadChoice | None:
     """A :class:`ThreadChoice` between one thread and all of numba's for a batched engine, where
-    its threads wait passively and follow the load; None where the count is not chosen so."""
+    its threads wait passively and follow the load; None where the count is not chosen so. Its
+    first hold is every thread where the other processes leave under 0.9 of a core free (on two
+    cores beside two busy processes, two passive threads were the faster fixed choice in five games
+    of six in one run and three in another, and steps that tried one thread first fell to half of
+    their speed in some games), else one (beside one busy process one thread was the faster in
+    every game)."""
     start_threads()
     if not (PASSIVE and FOLLOW_LOAD):
         return None
     import numba
 
     threads = numba.get_num_threads()
-    return ThreadChoice((1, threads)) if threads > 1 else None
+    if threads <= 1:
+        return None
+    # the first hold: every thread where the other processes leave under half a core free, else one
+    return ThreadChoice((1, threads), first=threads if LOAD.cores() > _CORES - 0.9 else 1)
 
 
 #: measured first-call time with an empty cache, two cores (``benchmarks/bench_vector.py``)

@@ -487,7 +487,7 @@ class VectorEnv:
         choice.threads()
         began = time.perf_counter()
         out = self._step(acts)
-        choice.took(time.perf_counter() - began)
+        choice.stepped(began, time.perf_counter())
         return out
 
     def _step(self, acts: np.ndarray):

@@ -580,6 +580,29 @@ def speed_page() -> str:
                 + " Single cells of two seconds on a shared VM vary by up to 2× (where the OS places the threads "
                 "beside the busy loops), which is why the cells are medians of repeated measurements"
                 + ("; the samples are in `benchmarks/busy_results.json`." if repeats > 1 else "."), ""]
+        paired = [r["paired_default_vs_best_fixed"] for r in d["rows"] if "paired_default_vs_best_fixed" in r]
+        if paired:
+            rounds, block = d.get("paired_rounds"), d.get("paired_block", 1.0)
+            by_load = {load: min(r["paired_default_vs_best_fixed"] for r in d["rows"]
+                                 if r["load"] == load and "paired_default_vs_best_fixed" in r)
+                       for load in sorted({r["load"] for r in d["rows"] if "paired" in r})}
+            idle_paired = min((r["paired_default_vs_idle_before"] for r in d["rows"]
+                               if r["load"] == 0 and "paired_default_vs_idle_before" in r), default=None)
+            out += ["**Paired cells.** Where the threads sit changes every few seconds beside busy processes: two "
+                    "passive threads ran Guillotine at about 2.3M steps/s while the OS kept the busy loops together "
+                    "on one core and at about 0.9M while each of the engine's threads shared a core with one, in one "
+                    "process, seconds apart. A cell in a fresh process catches whichever state it meets, so the game "
+                    "rows also carry paired cells: one fresh process with the default's environment runs the "
+                    "default and the fixed choices that can share its process, "
+                    f"{block:g} s each in turn, for {rounds} rounds (the order rotating), and each rate is its total "
+                    "steps over its total time. Beside busy processes the engine started with passive threads, and "
+                    "the fixed choices are `1 thread` and `passive` (every thread); on the idle machine it spins, "
+                    "and they are `1 thread` and `numba default` (every thread whatever the load). The last column: "
+                    "the default against the better of them, at worst "
+                    + ", ".join(f"{v:.2f}× " + ("idle" if load == 0 else f"beside {load} busy") for load, v in by_load.items())
+                    + "."
+                    + (f" Idle, the default against `numba default` in the same process: at worst {idle_paired:.2f}×."
+                       if idle_paired is not None else ""), ""]
     tr = ROOT / "benchmarks" / "training_results.json"
     if tr.exists():
         d = json.loads(tr.read_text())

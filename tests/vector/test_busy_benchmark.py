@@ -31,6 +31,14 @@ def test_every_choice_is_measured_at_every_load_and_the_default_is_set_against_t
              "passive": [40, 80, 50], "workqueue": [30, 20, 10]}
     monkeypatch.setattr(busy, "_busy", fake_busy)
     monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds: rates[choice][started[-1]])
+    paired_calls = []
+
+    def fake_paired(game, load, rounds):  # the same process: beside busy ones passive, idle spinning
+        paired_calls.append((game, load, rounds))
+        return ({"default": 100, "1 thread": 50, "numba default": 95} if load == 0 else
+                {"default": 70, "1 thread": 50 + 20 * load, "passive": 60})
+
+    monkeypatch.setattr(busy, "paired_rates", fake_paired)
     result = busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None)
     assert started == list(busy.LOADS) == [0, 1, 2] and sorted(stopped) == [1, 2, 2], "each load's loops stopped"
     rows = {r["load"]: r for r in result["rows"]}
@@ -38,9 +46,28 @@ def test_every_choice_is_measured_at_every_load_and_the_default_is_set_against_t
     assert rows[0]["default_vs_best_fixed"] == pytest.approx(100 / 110)
     assert rows[1]["default_vs_best_fixed"] == pytest.approx(60 / 80)
     assert rows[2]["default_vs_idle_before"] == pytest.approx(40 / 110), "against the former default's idle speed"
+    assert paired_calls == [("golf_v0", load, busy.PAIRED_ROUNDS) for load in busy.LOADS]
+    assert rows[0]["paired_default_vs_best_fixed"] == pytest.approx(100 / 95)
+    assert rows[0]["paired_default_vs_idle_before"] == pytest.approx(1.0 * 100 / 95)
+    assert rows[1]["paired_default_vs_best_fixed"] == pytest.approx(70 / 70)
+    assert rows[2]["paired_default_vs_best_fixed"] == pytest.approx(70 / 90)
+    assert rows[2]["paired_default_vs_idle_before"] == pytest.approx(70 / 95)
     table = busy.table(result).splitlines()
     assert table[0].startswith("| busy | measured | `default` | `1 thread` | `numba default` |")
-    assert table[3] == "| 1 | golf_v0 | 60 | 50 | 10 | 80 | 20 | 0.75× |"
+    assert table[3] == "| 1 | golf_v0 | 60 | 50 | 10 | 80 | 20 | 0.75× | 1.00× |"
+    # no paired cells asked for: none taken, none in the table
+    paired_calls.clear()
+    result = busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, paired_rounds=0)
+    assert not paired_calls and busy.table(result).splitlines()[3].endswith("| 0.75× | — |")
+    with pytest.raises(ValueError, match="paired_rounds must be >= 0"):
+        busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, paired_rounds=-1)
+
+
+def test_paired_cells_run_every_setting_in_one_process_as_its_engine_started():
+    # the load at the test's start decides how the engine starts; either way its own settings
+    rates = busy.paired_rates("golf_v0", None, rounds=2, block=0.05)
+    assert set(rates) in ({"default", "1 thread", "passive"}, {"default", "1 thread", "numba default"})
+    assert all(rate > 1000 for rate in rates.values()), rates
 
 
 def test_each_choice_sets_only_its_own_variables():
@@ -69,6 +96,7 @@ def test_the_engines_users_are_measured_and_rllib_only_given_an_interpreter_with
         monkeypatch.setattr(busy, name, lambda choice, seconds, name=name: calls.append(name) or 2.0)
     monkeypatch.setattr(busy, "evaluation_rate", lambda choice, games: calls.append("evaluation_rate") or 3.0)
     monkeypatch.setattr(busy, "rllib_rate", lambda choice, seconds, python: calls.append(python) or 4.0)
+    monkeypatch.setattr(busy, "paired_rates", lambda game, load, rounds: {"default": 1.0, "1 thread": 1.0})
     without = busy.measure(["golf_v0"], 0.1, users=True, say=lambda *_: None)
     assert "training.train (RLlib)" not in {r["what"] for r in without["rows"]} and "/ray/python" not in calls
     result = busy.measure(["golf_v0"], 0.1, users=True, say=lambda *_: None, rllib_python="/ray/python")
@@ -76,7 +104,7 @@ def test_the_engines_users_are_measured_and_rllib_only_given_an_interpreter_with
     assert [r["load"] for r in rllib] == list(busy.LOADS)
     assert all(r["unit"] == "learner steps/s" and set(busy.USER_CHOICES) <= set(r) for r in rllib)
     assert calls.count("/ray/python") == len(busy.LOADS) * len(busy.USER_CHOICES)
-    assert "| 0 | RLlib, learner steps/s | 4 | 4 | 4 | 4 | — | 1.00× |" in busy.table(result)
+    assert "| 0 | RLlib, learner steps/s | 4 | 4 | 4 | 4 | — | 1.00× | — |" in busy.table(result)
 
 
 def test_each_cell_is_the_median_of_repeated_measurements_in_rounds_of_alternating_order(monkeypatch):
@@ -91,7 +119,7 @@ def test_each_cell_is_the_median_of_repeated_measurements_in_rounds_of_alternati
 
     monkeypatch.setattr(busy, "vector_rate", rate)
     monkeypatch.setattr(busy, "LOADS", (0,))
-    result = busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, repeats=3)
+    result = busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, repeats=3, paired_rounds=0)
     row = result["rows"][0]
     assert row["default"] == 200 and row["1 thread"] == 50 and row["passive"] == 95, "medians, not means or bests"
     assert row["samples"]["1 thread"] == [50, 40, 400] and result["repeats"] == 3
