@@ -265,7 +265,7 @@ def thread_choice() -> ThreadChoice | None:
     threads = numba.get_num_threads()
     if threads <= 1:
         return None
-    # the first hold: every thread where the other processes leave under half a core free, else one
+    # the first hold: every thread where the other processes leave under 0.9 of a core free, else one
     return ThreadChoice((1, threads), first=threads if LOAD.cores() > _CORES - 0.9 else 1)
 
 
