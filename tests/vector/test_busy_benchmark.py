@@ -61,12 +61,29 @@ def test_every_choice_is_measured_at_every_load_and_the_default_is_set_against_t
     assert not paired_calls and busy.table(result).splitlines()[3].endswith("| 0.75× | — |")
     with pytest.raises(ValueError, match="paired_rounds must be >= 0"):
         busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, paired_rounds=-1)
+    assert [rows[load]["paired_started"] for load in busy.LOADS] == ["spinning", "passive", "passive"]
+
+
+def test_paired_cells_whose_engine_started_passive_on_a_machine_called_idle_are_kept_and_marked(monkeypatch):
+    # a test suite beside the benchmark holds cores: the engine starts passive with no busy loop
+    monkeypatch.setattr(busy, "_busy", lambda count, seconds: [])
+    monkeypatch.setattr(busy, "LOADS", (0,))
+    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds: 10.0)
+    monkeypatch.setattr(busy, "paired_rates", lambda game, load, rounds: {"default": 9, "1 thread": 6, "passive": 10})
+    said = []
+    result = busy.measure(["golf_v0"], 0.1, users=False, say=said.append)
+    row = result["rows"][0]
+    assert row["paired_started"] == "passive" and row["paired_default_vs_best_fixed"] == pytest.approx(0.9)
+    assert "paired_default_vs_idle_before" not in row, "no spinning count to set it against"
+    assert any("started passive" in line for line in said)
+    assert busy.table(result).splitlines()[2].endswith("| 0.90× (started passive) |")
 
 
 def test_paired_cells_run_every_setting_in_one_process_as_its_engine_started():
     # the load at the test's start decides how the engine starts; either way its own settings
     rates = busy.paired_rates("golf_v0", None, rounds=2, block=0.05)
     assert set(rates) in ({"default", "1 thread", "passive"}, {"default", "1 thread", "numba default"})
+    assert busy.engine_start(rates) == ("passive" if "passive" in rates else "spinning")
     assert all(rate > 1000 for rate in rates.values()), rates
 
 
