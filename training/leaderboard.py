@@ -172,8 +172,11 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
              "recipe now: it begins about even with the target and its *gain* is its reward minus that start; "
              "from scratch, a random policy (the former recipe, `--from-scratch`), whose budget went partly into "
              "learning to play at all, **so a negative value there says the best response did not beat the target "
-             "within that budget**, not that the target is unexploitable (the true value is at least 0). An "
-             "interval above 0 shows a real weakness.", ""]
+             "within that budget**, not that the target is unexploitable (the true value is at least 0). "
+             "*The best response*: the trained policy, or the target's own strategy where that scored more on "
+             "deals of their own (it scores 0 against copies of itself: a trained policy below it lost ground, "
+             "and is shown beside it, its gain measured from the start). An interval above 0 shows a real "
+             "weakness.", ""]
     for g in TABLES:
         lines += [f"### `{g}`", "", f"Table: {_table(g)} (the benchmark table; `card_envs.{g}.BENCHMARK_CONFIG`).", "",
                   "| agent | score | 95% interval | ms per decision | games per member |",
@@ -198,15 +201,18 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
             cells = [f"{_signed(met[m]['mean_reward'])} {_interval(met[m]['reward_low'], met[m]['reward_high'])}"
                      if m in met else "—" for m in GAUNTLET]
             lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
-        lines += ["", "| best response trained against | its mean reward | 95% interval | how it started | gain "
-                  "| training budget |", "|---|---:|---:|---|---:|---:|"]
+        lines += ["", "| best response to | its mean reward | 95% interval | the best response | the trained policy "
+                  "| how it started | gain | training budget |", "|---|---:|---:|---|---:|---|---:|---:|"]
         for t in EXPLOITED:
             row = by.get((t, g))
             if row is None:
-                lines.append(f"| `{t}` | not measured | | | | |")
+                lines.append(f"| `{t}` | not measured | | | | | | |")
             else:
                 gain = _signed(row["gain"]) if row.get("gain") is not None else "—"
+                trained = row.get("trained") or row
                 lines.append(f"| `{t}` | {_signed(row['mean_reward'])} | {_interval(row['reward_low'], row['reward_high'])} "
+                             f"| {row.get('response', 'trained')} | {_signed(trained['mean_reward'])} "
+                             f"{_interval(trained['reward_low'], trained['reward_high'])} "
                              f"| {row.get('from', 'scratch')} | {gain} | {_budget(row)} |")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -305,15 +305,24 @@ def test_the_leaderboard_shows_what_was_measured_and_says_what_was_not(tmp_path)
     assert rows["`random`"][2] == f"[{part['score_low']:+.2f}, {part['score_high']:+.2f}]".replace("-", "−")
     assert float(rows["`random`"][3]) == pytest.approx(part["timing"]["ms_per_decision"], rel=0.1, abs=0.01)
     assert rows["`heuristic`"][1] == "not measured", "an agent not measured is said so, never filled in"
-    exploited = [r for r in _rows(md, "golf_v0") if len(r) == 6]
-    assert exploited == [["`heuristic`", "−0.25", "[−0.40, −0.10]", "scratch", "—", "15 min"],
-                         ["`ppo`", "not measured", "", "", "", ""]], "a row without its start: the former recipe"
+    exploited = [r for r in _rows(md, "golf_v0") if len(r) == 8]
+    assert exploited == [["`heuristic`", "−0.25", "[−0.40, −0.10]", "trained", "−0.25 [−0.40, −0.10]", "scratch", "—",
+                          "15 min"],
+                         ["`ppo`", "not measured", "", "", "", "", "", ""]], "a row without its start: the former recipe"
     assert "a negative value there says the best response did not beat the target" in md
     warm = {"target": "heuristic", "game": "golf_v0", "minutes": 15, "mean_reward": 0.05, "reward_low": 0.01,
             "reward_high": 0.09, "from": "imitation of the target", "gain": 0.07}
     exploits.write_text(json.dumps({"rows": [warm]}))
-    started = [r for r in _rows(leaderboard.markdown(tmp_path, exploits), "golf_v0") if len(r) == 6][0]
-    assert started == ["`heuristic`", "+0.05", "[+0.01, +0.09]", "imitation of the target", "+0.07", "15 min"]
+    started = [r for r in _rows(leaderboard.markdown(tmp_path, exploits), "golf_v0") if len(r) == 8][0]
+    assert started == ["`heuristic`", "+0.05", "[+0.01, +0.09]", "trained", "+0.05 [+0.01, +0.09]",
+                       "imitation of the target", "+0.07", "15 min"]
+    # the target's own strategy scored more than the trained policy: it is the best response, the trained one beside it
+    chosen = dict(warm, mean_reward=0.0, reward_low=-0.01, reward_high=0.01, response="the target's own strategy",
+                  trained={"mean_reward": -0.2, "reward_low": -0.25, "reward_high": -0.15}, gain=-0.1)
+    exploits.write_text(json.dumps({"rows": [chosen]}))
+    row = [r for r in _rows(leaderboard.markdown(tmp_path, exploits), "golf_v0") if len(r) == 8][0]
+    assert row == ["`heuristic`", "+0.00", "[−0.01, +0.01]", "the target's own strategy", "−0.20 [−0.25, −0.15]",
+                   "imitation of the target", "−0.10", "15 min"]
     exploits.write_text(json.dumps({"rows": [{"target": "heuristic", "game": "golf_v0", "minutes": 15,
                                               "mean_reward": -0.25, "reward_low": -0.4, "reward_high": -0.1}]}))
     assert "Table: `num_players=2 num_rounds=1`" in md, "each game's table is shown"
@@ -440,8 +449,8 @@ def test_compare_says_what_differs_instead_of_comparing_another_table_policy_or_
 def test_a_best_response_starts_from_the_target_and_reports_its_gain(tmp_path):
     pytest.importorskip("sb3_contrib")
     row = exploit.exploit("heuristic", "golf", minutes=None, timesteps=2000, deals=4, out=tmp_path, progress=False,
-                          warm_decisions=3000, start_deals=6)
-    run = Path(row["best_response"]).parent
+                          warm_decisions=3000, start_deals=6, select_deals=5)
+    run = Path(row["trained_policy"]).parent
     cfg = json.loads((run / "config.json").read_text())
     assert cfg["opponents"] == ["heuristic"] and row["opponents_trained_against"] == ["heuristic"]
     assert cfg["env_config"] == benchmark.TABLES["golf_v0"]
@@ -449,10 +458,54 @@ def test_a_best_response_starts_from_the_target_and_reports_its_gain(tmp_path):
     assert cfg["imitation"]["teacher"] == "heuristic" and row["from"] == "imitation of the target"
     assert 0.5 < row["agreement"] <= 1.0
     assert row["start"]["deals"] == 6 and row["start"]["reward_low"] <= row["start"]["mean_reward"]
-    assert row["gain"] == pytest.approx(row["mean_reward"] - row["start"]["mean_reward"])
+    assert row["gain"] == pytest.approx(row["trained"]["mean_reward"] - row["start"]["mean_reward"])
     assert row["deals"] == 4 and row["games"] == 8
     assert row["reward_low"] <= row["mean_reward"] <= row["reward_high"]
     assert row["target"] == "heuristic" and row["timesteps"] >= 2000
+    # the best response is the better of the trained policy and the target's own strategy on deals of their own
+    sel = row["selection"]
+    assert sel["deals"] == 5 and sel["seed"] == exploit.SEED + 1
+    if sel["target"] > sel["trained"]:
+        assert row["response"] == "the target's own strategy" and row["best_response"] == "heuristic"
+        assert row["mean_reward"] == pytest.approx(0.0, abs=1e-9), "the target against copies of itself scores 0"
+    else:
+        assert row["response"] == "trained" and row["best_response"] == row["trained_policy"]
+        assert row["mean_reward"] == row["trained"]["mean_reward"]
+    assert Path(row["trained_policy"]).exists()
+
+
+def test_the_target_is_chosen_as_its_own_best_response_where_the_trained_policy_scores_less(tmp_path, monkeypatch):
+    from training import evaluate, sb3_backend
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"opponents": ["heuristic"]}))
+    (run / "final_eval.json").write_text(json.dumps({"num_timesteps": 10}))
+    (run / "final.zip").write_text("")
+    monkeypatch.setattr(sb3_backend, "train", lambda *a, **k: run)
+    calls = []
+
+    def fake(env_name, table, agent, opponent, games, seed, workers=1):
+        calls.append((agent, seed))
+        mean = 0.0 if agent == "heuristic" else -0.3  # the trained policy lost ground
+        return {"mean_reward": mean, "reward_low": mean - 0.02, "reward_high": mean + 0.02, "deals": games // 2,
+                "games": games, "margin": 2 * mean, "margin_low": 0, "margin_high": 0, "win_rate": 0.5,
+                "policies": {}, "opponent": opponent}
+
+    monkeypatch.setattr(evaluate, "evaluate_against", fake)
+    row = exploit.exploit("heuristic", "golf", minutes=None, timesteps=10, deals=5, out=tmp_path, progress=False,
+                          from_scratch=True, select_deals=7)
+    assert row["response"] == "the target's own strategy" and row["mean_reward"] == 0.0
+    assert row["trained"]["mean_reward"] == -0.3 and row["selection"]["trained"] == -0.3
+    trained = f"ppo:{run / 'final.zip'}"
+    assert calls == [(trained, exploit.SEED + 1), ("heuristic", exploit.SEED + 1), (trained, exploit.SEED),
+                     ("heuristic", exploit.SEED)], "chosen on deals of their own, then measured on the fixed ones"
+    calls.clear()
+    row = exploit.exploit("heuristic", "golf", minutes=None, timesteps=10, deals=5, out=tmp_path, progress=False,
+                          from_scratch=True, select_deals=0)
+    assert row["response"] == "trained" and row["selection"] is None and calls == [(trained, exploit.SEED)]
+    with pytest.raises(ValueError, match="select_deals"):
+        exploit.exploit("heuristic", "golf", minutes=None, timesteps=10, out=tmp_path, select_deals=-1)
 
 
 def test_a_best_response_to_a_policy_starts_as_a_copy_of_it():
