@@ -155,10 +155,15 @@ def _busy(count: int, seconds: float) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
 
 
-def _run(args: list[str], choice: str, timeout: float) -> float:
+def _environment(choice: str, **extra: str) -> dict[str, str]:
+    """This process's environment without any thread setting, then ``choice``'s (and ``extra``)."""
     env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
-    env.update(CHOICES[choice])
-    out = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, cwd=ROOT,
+    env.update(CHOICES[choice], **extra)
+    return env
+
+
+def _run(args: list[str], choice: str, timeout: float) -> float:
+    out = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=_environment(choice), cwd=ROOT,
                          timeout=timeout)
     if out.returncode != 0:
         raise RuntimeError(f"{args[:3]} under {choice} failed:\n{out.stderr[-2000:]}")
@@ -179,9 +184,8 @@ def paired_rates(game: str, load: int | None, rounds: int = PAIRED_ROUNDS, block
     load). The keys say how the engine started (:func:`engine_start`); ``load`` only names the cell in
     an error. A machine that is not idle when the benchmark calls it idle (a test suite beside it)
     starts the engine passive: the cell is measured as it is, and :func:`measure` records it."""
-    env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
     out = subprocess.run([sys.executable, "-c", _PAIRED, game, str(rounds), str(block)],
-                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=600 + 3 * rounds * block)
+                         capture_output=True, text=True, env=_environment("default"), cwd=ROOT, timeout=600 + 3 * rounds * block)
     if out.returncode != 0:
         raise RuntimeError(f"paired cells of {game} beside {load} busy processes failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])["rates"]
@@ -205,10 +209,8 @@ def training_rate(choice: str, seconds: float) -> float:
         args = ["-m", "training.train", "golf_v0", "--minutes", f"{seconds / 60:.4f}", "--no-progress",
                 "--out", out, "--name", name, "--config", "eval.every=1000000000", "eval.games=2", "imitation.teacher=null",
                 "eval.final_games=0"]
-        env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
-        env.update(CHOICES[choice])
-        subprocess.run([sys.executable, *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL,
-                       timeout=seconds + 600)
+        subprocess.run([sys.executable, *args], cwd=ROOT, env=_environment(choice), check=True,
+                       stdout=subprocess.DEVNULL, timeout=seconds + 600)
         return float(json.loads((Path(out) / "golf_v0" / name / "final_eval.json").read_text())["steps_per_second"])
 
 
@@ -220,9 +222,7 @@ def rllib_rate(choice: str, seconds: float, python: str) -> float:
         args = ["-m", "training.train", "golf_v0", "--backend", "rllib", "--num-env-runners", "2",
                 "--minutes", f"{seconds / 60:.4f}", "--no-progress", "--out", out, "--name", name,
                 "--config", "eval.every=1000000000", "eval.games=2", "eval.final_games=0"]
-        env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
-        env.update(CHOICES[choice], PYTHONPATH=str(ROOT))
-        subprocess.run([python, *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL,
+        subprocess.run([python, *args], cwd=ROOT, env=_environment(choice, PYTHONPATH=str(ROOT)), check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=seconds + 900)
         return float(json.loads((Path(out) / "golf_v0" / name / "final_eval.json").read_text())["steps_per_second"])
 
@@ -230,8 +230,7 @@ def rllib_rate(choice: str, seconds: float, python: str) -> float:
 def evaluation_rate(choice: str, games: int) -> float:
     """Games/s of ``training.evaluate golf heuristic random`` with two worker processes."""
     with tempfile.TemporaryDirectory() as out:
-        env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
-        env.update(CHOICES[choice])
+        env = _environment(choice)
         began = time.perf_counter()
         subprocess.run([sys.executable, "-m", "training.evaluate", "golf", "heuristic", "random", "--players", "2", "--games",
                         str(games), "--workers", "2", "--out", out], cwd=ROOT, env=env, check=True,
