@@ -75,7 +75,7 @@ GAMES = 4
 BUDGET = {
     "training.train": [("--config", ["eval.final_games=2", "eval.games=2", "eval.every=100000000", "n_envs=16"]),
                        ("--timesteps", ["1024"]), ("--no-progress", [])],
-    "training.exploit": [("--deals", ["2"]), ("--timesteps", ["1024"]), ("--no-progress", [])],
+    "training.exploit": [("--deals", ["2"]), ("--select-deals", ["2"]), ("--timesteps", ["1024"]), ("--no-progress", [])],
     "training.benchmark": [("--games", ["2"]), ("--only", ["golf"]), ("--no-timing", []), ("--no-progress", [])],
     "training.openspiel_nfsp": [("--minutes", ["0.02"]), ("--games", ["2"]), ("--no-progress", [])],
     "benchmarks.bench_search": [("--games", ["2"]), ("--only", ["golf"])],
