@@ -185,7 +185,8 @@ def paired_rates(game: str, load: int | None, rounds: int = PAIRED_ROUNDS, block
     an error. A machine that is not idle when the benchmark calls it idle (a test suite beside it)
     starts the engine passive: the cell is measured as it is, and :func:`measure` records it."""
     out = subprocess.run([sys.executable, "-c", _PAIRED, game, str(rounds), str(block)],
-                         capture_output=True, text=True, env=_environment("default"), cwd=ROOT, timeout=600 + 3 * rounds * block)
+                         capture_output=True, text=True, env=_environment("default"), cwd=ROOT,
+                         timeout=600 + 3 * rounds * block)
     if out.returncode != 0:
         raise RuntimeError(f"paired cells of {game} beside {load} busy processes failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])["rates"]
@@ -195,6 +196,12 @@ def engine_start(paired: dict[str, float]) -> str:
     """How the engine of a paired cell started: ``passive`` (it measured every thread as ``passive``)
     or ``spinning`` (as ``numba default``)."""
     return "passive" if "passive" in paired else "spinning"
+
+
+def _started_otherwise(row: dict) -> bool:
+    """Whether a row's paired cells started otherwise than its load calls for (passive with no
+    busy process: other processes held cores at the engine's start)."""
+    return "paired" in row and (engine_start(row["paired"]) == "passive") != (row["load"] > 0)
 
 
 def pimc_rate(choice: str, seconds: float) -> float:
@@ -222,8 +229,8 @@ def rllib_rate(choice: str, seconds: float, python: str) -> float:
         args = ["-m", "training.train", "golf_v0", "--backend", "rllib", "--num-env-runners", "2",
                 "--minutes", f"{seconds / 60:.4f}", "--no-progress", "--out", out, "--name", name,
                 "--config", "eval.every=1000000000", "eval.games=2", "eval.final_games=0"]
-        subprocess.run([python, *args], cwd=ROOT, env=_environment(choice, PYTHONPATH=str(ROOT)), check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, timeout=seconds + 900)
+        subprocess.run([python, *args], cwd=ROOT, env=_environment(choice, PYTHONPATH=str(ROOT)), check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=seconds + 900)
         return float(json.loads((Path(out) / "golf_v0" / name / "final_eval.json").read_text())["steps_per_second"])
 
 
@@ -263,7 +270,7 @@ def measure(games: list[str], seconds: float, users: bool, say=print, rllib_pyth
                 if paired_rounds:
                     row["paired"] = paired_rates(game, load, paired_rounds)
                     row["paired_started"] = engine_start(row["paired"])
-                    if (row["paired_started"] == "passive") != (load > 0):
+                    if _started_otherwise(row):
                         say(f"note: beside {load} busy processes the engine of {game}'s paired cells started "
                             f"{row['paired_started']} (other processes held cores at its start)")
                 rows.append(row)
@@ -330,7 +337,7 @@ def table(result: dict) -> str:
     for row in result["rows"]:
         cells = [f"{row[c]:,.0f}" if c in row else "—" for c in CHOICES]
         paired = f"{row['paired_default_vs_best_fixed']:.2f}×" if "paired_default_vs_best_fixed" in row else "—"
-        if "paired" in row and (engine_start(row["paired"]) == "passive") != (row["load"] > 0):
+        if _started_otherwise(row):
             paired += f" (started {engine_start(row['paired'])})"
         lines.append(f"| {row['load']} | {SHORT.get(row['what'], row['what'])} | " + " | ".join(cells)
                      + f" | {row['default_vs_best_fixed']:.2f}× | {paired} |")
