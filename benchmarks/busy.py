@@ -17,12 +17,14 @@ every fixed choice a user could make instead:
 The load is ``busy`` processes, each a bounded loop of pure Python (started before a load level,
 killed after it), so with two of them on two cores the engine competes for every core. Each
 measurement is a fresh process (the thread settings must be in place before numba starts its
-threads), warmed up, then timed for ``seconds`` as the mean rate over that time (under load a
-best slice would only find the moments the busy loops were descheduled). The choices are
+threads), warmed up (30 steps load the kernels, then ``--warm`` seconds of steps: a run lasts
+minutes, so what counts is the default's thread choice at work, not the first hold it starts
+with), then timed for ``seconds`` as the mean rate over that time (under load a best slice would
+only find the moments the busy loops were descheduled). The choices are
 measured one after the other within a load level, in an order that alternates between games
 and rounds. One cell of two seconds in a fresh process varies by up to 2x on a shared 2-core
-machine (where the OS places the threads beside the busy loops), so each game's and PIMC's cell
-is measured ``--repeat`` times (3 by default) and its median reported.
+machine (where the OS places the threads beside the busy loops), so each game's, PIMC's, SB3's
+and the evaluation's cell is measured ``--repeat`` times (3 by default) and its median reported.
 
 Where the threads sit beside the busy loops also changes within a process, every few seconds
 (two passive threads ran Guillotine at about 2.3M steps/s while the busy loops shared a core and
@@ -70,10 +72,13 @@ LOADS = (0, 1, 2)
 _VECTOR = """
 import sys, time
 import card_envs
-name, seconds = sys.argv[1], float(sys.argv[2])
+name, seconds, warm = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 m = card_envs.ENVIRONMENTS[name]
 v = m.vector_env(num_envs=1024, **m.BENCHMARK_CONFIG); v.reset(seed=0)
 for _ in range(30): v.step(v.sample_actions())
+t = time.perf_counter()
+while time.perf_counter() - t < warm:  # the steady state: the default's thread choice at work
+    v.step(v.sample_actions())
 steps, t = 0, time.perf_counter()
 while time.perf_counter() - t < seconds:
     for _ in range(5): v.step(v.sample_actions())
@@ -170,9 +175,14 @@ def _run(args: list[str], choice: str, timeout: float) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def vector_rate(game: str, choice: str, seconds: float) -> float:
-    """``vector_env(num_envs=1024)`` random-play steps/s of ``game`` under ``choice``."""
-    return _run(["-c", _VECTOR, game, str(seconds)], choice, timeout=600)
+#: seconds a game's cell steps before it is timed (after 30 steps that load the kernels)
+WARM = 2.0
+
+
+def vector_rate(game: str, choice: str, seconds: float, warm: float = WARM) -> float:
+    """``vector_env(num_envs=1024)`` random-play steps/s of ``game`` under ``choice``, timed for
+    ``seconds`` after ``warm`` seconds of steps."""
+    return _run(["-c", _VECTOR, game, str(seconds), str(warm)], choice, timeout=600)
 
 
 def paired_rates(game: str, load: int | None, rounds: int = PAIRED_ROUNDS, block: float = PAIRED_BLOCK) -> dict[str, float]:
@@ -246,26 +256,29 @@ def evaluation_rate(choice: str, games: int) -> float:
 
 
 def measure(games: list[str], seconds: float, users: bool, say=print, rllib_python: str | None = None,
-            repeats: int = 3, paired_rounds: int = PAIRED_ROUNDS) -> dict:
+            repeats: int = 3, paired_rounds: int = PAIRED_ROUNDS, warm: float = WARM) -> dict:
     """Every (load, game or user, choice) rate, side by side; see the module docstring. A game's
     and PIMC's cells are each measured ``repeats`` times (in rounds: every choice once, then
-    again) and reported as the median (the samples are kept); the training and evaluation
-    users' cells, many seconds of many steps each, once. Each game also gets its paired cells
+    again) and reported as the median (the samples are kept), as are the SB3 training's and
+    the evaluation's; RLlib's, half a minute of many steps each, once. A game's cell steps
+    ``warm`` seconds before it is timed. Each game also gets its paired cells
     (:func:`paired_rates`, ``paired_rounds`` rounds; none with 0)."""
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
     if paired_rounds < 0:
         raise ValueError(f"paired_rounds must be >= 0, got {paired_rounds}")
+    if warm < 0:
+        raise ValueError(f"warm must be >= 0 seconds, got {warm}")
     rows = []
     started = time.perf_counter()
     for load in LOADS:
-        budget = repeats * len(games) * len(CHOICES) * (seconds + 15) + len(games) * (
+        budget = repeats * len(games) * len(CHOICES) * (seconds + warm + 15) + len(games) * (
             3 * paired_rounds * PAIRED_BLOCK + 30) + (
-            len(USER_CHOICES) * (seconds * (2 * repeats + 19) + 300) if users else 0) + 600
+            len(USER_CHOICES) * (repeats * (seconds * 6 + 60) + seconds * 15 + 300) if users else 0) + 600
         busy = _busy(load, budget)
         try:
             for k, game in enumerate(games):
-                row = _row(load, game, "steps/s", lambda c, game=game: vector_rate(game, c, seconds), list(CHOICES),
+                row = _row(load, game, "steps/s", lambda c, game=game: vector_rate(game, c, seconds, warm=warm), list(CHOICES),
                            repeats, alternate=k % 2 == 1)
                 if paired_rounds:
                     row["paired"] = paired_rates(game, load, paired_rounds)
@@ -278,8 +291,8 @@ def measure(games: list[str], seconds: float, users: bool, say=print, rllib_pyth
             if users:
                 for what, unit, rate, times in (
                         ("pimc (batched rollouts)", "decisions/s", lambda c: pimc_rate(c, seconds * 2), repeats),
-                        ("training.train (SB3)", "learner steps/s", lambda c: training_rate(c, seconds * 4), 1),
-                        ("training.evaluate (2 workers)", "games/s", lambda c: evaluation_rate(c, 200), 1),
+                        ("training.train (SB3)", "learner steps/s", lambda c: training_rate(c, seconds * 4), repeats),
+                        ("training.evaluate (2 workers)", "games/s", lambda c: evaluation_rate(c, 200), repeats),
                         *((("training.train (RLlib)", "learner steps/s",
                             lambda c: rllib_rate(c, seconds * 15, rllib_python), 1),) if rllib_python else ())):
                     row = _row(load, what, unit, rate, list(USER_CHOICES), times)
@@ -300,7 +313,8 @@ def measure(games: list[str], seconds: float, users: bool, say=print, rllib_pyth
             row["paired_default_vs_best_fixed"] = paired["default"] / max(v for c, v in paired.items() if c != "default")
             if "numba default" in idle.get("paired", {}):
                 row["paired_default_vs_idle_before"] = paired["default"] / idle["paired"]["numba default"]
-    return {"seconds": seconds, "repeats": repeats, "paired_rounds": paired_rounds, "paired_block": PAIRED_BLOCK,
+    return {"seconds": seconds, "warm": warm, "repeats": repeats, "paired_rounds": paired_rounds,
+            "paired_block": PAIRED_BLOCK,
             "elapsed": time.perf_counter() - started, "rows": rows}
 
 

@@ -615,10 +615,14 @@ class VectorEnv:
 
 
 #: batches of fewer rows than this run the plain loop even with several threads: a parallel region
-#: costs more than a few rows' work (the final observations of the games that ended, small
-#: batches), and far more on a busy machine, where a region waits for a descheduled worker
-#: (measured here: 2-8 ms per region under load for 32 rows); results are the same either way
-PARALLEL_MIN_ROWS = 128
+#: costs more than a few hundred rows' work (the final observations of the games that ended, small
+#: batches, PIMC's rollouts of W worlds x A actions), and far more on a busy machine, where a region
+#: waits for a descheduled worker (measured here: 2-8 ms per region under load for 32 rows). On an
+#: idle 2-core machine two spinning threads ran 256 games slower than the plain loop in three games
+#: of four (Golf 0.66x, Guilders 0.89x, Fiddlesticks 0.85x) and 512 as fast or faster (1.0-1.3x);
+#: PIMC's batched rollouts in Golf (at most 448 rows) made 52-64 decisions/s with parallel regions
+#: from 128 rows, 73-80 with the plain loop. Results are the same either way.
+PARALLEL_MIN_ROWS = 512
 #: beside busy processes (threads that wait passively and follow the load), batches of fewer rows
 #: than this run the plain loop: waking a passive thread costs far more than spinning, and one
 #: thread ran 1.4-2.2x as fast as two at 384 and 512 games beside one or two busy processes

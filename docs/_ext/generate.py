@@ -560,8 +560,11 @@ def speed_page() -> str:
         out += ["## On a busy machine", "",
                 f"Measured on: {d.get('machine')}, {d.get('date')}, by `{d.get('command')}` ({d['seconds']:g} s per "
                 "measurement, each a fresh process"
-                + (f"; each game's and pimc's cell the median of {repeats} measurements in rounds, the training and "
-                   "evaluation cells one each" if repeats > 1 else "")
+                + (f", a game's after {d['warm']:g} s of steps (the default's thread choice at work, as in a run "
+                   "of minutes)" if d.get("warm") else "")
+                + (f"; each cell the median of {repeats} measurements in rounds"
+                   + (", RLlib's one" if d.get("warm") is not None else ", the training and evaluation cells one each")
+                   if repeats > 1 else "")
                 + "). Beside 0, 1 and 2 busy processes (bounded Python loops, one per "
                 "core), the batched engine at 1024 games and its users, under each thread choice: `default` (what "
                 "card_envs does: beside busy processes at its start, threads that never spin, each batched step on "
@@ -577,7 +580,7 @@ def speed_page() -> str:
                 f"The default against the best fixed choice in the same condition: at worst {worst:.2f}×."
                 + (f" On the idle machine, the default against the speed the engine had before it set anything "
                    f"(`numba default`): at worst {idle:.2f}×." if idle is not None else "")
-                + " Single cells of two seconds on a shared VM vary by up to 2× (where the OS places the threads "
+                + f" Single cells of {d['seconds']:g} s on a shared VM vary by up to 2× (where the OS places the threads "
                 "beside the busy loops), which is why the cells are medians of repeated measurements"
                 + ("; the samples are in `benchmarks/busy_results.json`." if repeats > 1 else "."), ""]
         paired = [r["paired_default_vs_best_fixed"] for r in d["rows"] if "paired_default_vs_best_fixed" in r]

@@ -30,7 +30,7 @@ def test_every_choice_is_measured_at_every_load_and_the_default_is_set_against_t
     rates = {"default": [100, 60, 40], "1 thread": [50, 50, 30], "numba default": [110, 10, 5],
              "passive": [40, 80, 50], "workqueue": [30, 20, 10]}
     monkeypatch.setattr(busy, "_busy", fake_busy)
-    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds: rates[choice][started[-1]])
+    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds, warm: rates[choice][started[-1]])
     paired_calls = []
 
     def fake_paired(game, load, rounds):  # the same process: beside busy ones passive, idle spinning
@@ -68,7 +68,7 @@ def test_paired_cells_whose_engine_started_passive_on_a_machine_called_idle_are_
     # a test suite beside the benchmark holds cores: the engine starts passive with no busy loop
     monkeypatch.setattr(busy, "_busy", lambda count, seconds: [])
     monkeypatch.setattr(busy, "LOADS", (0,))
-    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds: 10.0)
+    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds, warm: 10.0)
     monkeypatch.setattr(busy, "paired_rates", lambda game, load, rounds: {"default": 9, "1 thread": 6, "passive": 10})
     said = []
     result = busy.measure(["golf_v0"], 0.1, users=False, say=said.append)
@@ -107,7 +107,7 @@ def test_a_busy_loop_is_bounded_and_stopped():
 
 def test_the_engines_users_are_measured_and_rllib_only_given_an_interpreter_with_ray(monkeypatch):
     monkeypatch.setattr(busy, "_busy", lambda count, seconds: [])
-    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds: 1.0)
+    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds, warm: 1.0)
     calls = []
     for name in ("pimc_rate", "training_rate"):
         monkeypatch.setattr(busy, name, lambda choice, seconds, name=name: calls.append(name) or 2.0)
@@ -130,7 +130,7 @@ def test_each_cell_is_the_median_of_repeated_measurements_in_rounds_of_alternati
     noisy = {"default": [100, 300, 200], "1 thread": [50, 40, 400], "numba default": [10, 10, 10],
              "passive": [90, 95, 99], "workqueue": [1, 2, 3]}
 
-    def rate(game, choice, seconds):
+    def rate(game, choice, seconds, warm):
         calls.append(choice)
         return noisy[choice][sum(c == choice for c in calls) - 1]
 
@@ -145,3 +145,23 @@ def test_each_cell_is_the_median_of_repeated_measurements_in_rounds_of_alternati
     assert rounds[0] == list(reversed(rounds[1])) and rounds[0] == rounds[2], "each round reverses the order"
     with pytest.raises(ValueError, match="repeats must be >= 1"):
         busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, repeats=0)
+
+
+def test_a_games_cell_steps_its_warm_up_before_it_is_timed(monkeypatch):
+    monkeypatch.setattr(busy, "_busy", lambda count, seconds: [])
+    monkeypatch.setattr(busy, "LOADS", (0,))
+    warmed = []
+    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds, warm: warmed.append(warm) or 1.0)
+    result = busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, repeats=1, paired_rounds=0, warm=0.7)
+    assert warmed == [0.7] * len(busy.CHOICES) and result["warm"] == 0.7
+    with pytest.raises(ValueError, match="warm must be >= 0 seconds"):
+        busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, warm=-1)
+
+
+def test_the_cell_script_times_only_the_steps_after_its_warm_up():
+    # a real cell: a warm-up of 0.3 s, then 0.2 s timed; the whole process takes both (and its start)
+    import time
+
+    began = time.perf_counter()
+    rate = busy.vector_rate("golf_v0", "1 thread", 0.2, warm=0.3)
+    assert rate > 1000 and time.perf_counter() - began >= 0.5
