@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import card_envs  # noqa: E402
 from benchmarks.bench_envs import machine, random_play_steps_per_second  # noqa: E402
-from benchmarks.busy import PAIRED_ROUNDS, WARM  # noqa: E402
+from benchmarks.busy import PAIRED_ROUNDS, TURN_ROUNDS, WARM  # noqa: E402
 from benchmarks.run import spiel_random_play  # noqa: E402
 
 SIZES = (1, 64, 1024, 16384)
@@ -156,7 +156,10 @@ def main(argv=None) -> int:
                     help="measure each thread choice beside 0, 1 and 2 busy processes (benchmarks/busy.py) instead")
     ap.add_argument("--no-users", action="store_true", help="with --busy: the engine only, not its users")
     ap.add_argument("--repeat", type=int, default=3,
-                    help="with --busy: measurements of each game's and PIMC's cell (the median is reported)")
+                    help="with --busy: measurements of each user's cell but RLlib's (the median is reported)")
+    ap.add_argument("--turn-rounds", type=int, default=TURN_ROUNDS,
+                    help="with --busy: rounds of each game's cells in turns (each choice's fresh process steps "
+                         "for a second in turn)")
     ap.add_argument("--warm", type=float, default=WARM,
                     help="with --busy: seconds each game's cell steps before it is timed (the default's thread "
                          "choice at work)")
@@ -225,12 +228,14 @@ def busy_main(names: list[str], args, say) -> int:
     from benchmarks import busy
 
     result = busy.measure(names, args.seconds, users=not args.no_users, say=say, rllib_python=args.rllib_python,
-                          repeats=args.repeat, paired_rounds=args.paired_rounds, warm=args.warm)
+                          repeats=args.repeat, paired_rounds=args.paired_rounds, warm=args.warm,
+                          turn_rounds=args.turn_rounds)
     result.update(machine=machine(), date=time.strftime("%Y-%m-%d"),
                   command="python benchmarks/bench_vector.py --busy"
                           + (f" --seconds {args.seconds:g}" if args.seconds != 2.0 else "")
                           + (f" --warm {args.warm:g}" if args.warm != WARM else "")
                           + (f" --repeat {args.repeat}" if args.repeat != 3 else "")
+                          + (f" --turn-rounds {args.turn_rounds}" if args.turn_rounds != TURN_ROUNDS else "")
                           + "".join(f" --game {g}" for g in (args.game or [])) + (" --no-users" if args.no_users else "")
                           + (" --rllib-python PYTHON" if args.rllib_python else "")
                           + (f" --paired-rounds {args.paired_rounds}" if args.paired_rounds != PAIRED_ROUNDS else ""))

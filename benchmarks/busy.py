@@ -16,15 +16,20 @@ every fixed choice a user could make instead:
 
 The load is ``busy`` processes, each a bounded loop of pure Python (started before a load level,
 killed after it), so with two of them on two cores the engine competes for every core. Each
-measurement is a fresh process (the thread settings must be in place before numba starts its
-threads), warmed up (30 steps load the kernels, then ``--warm`` seconds of steps: a run lasts
-minutes, so what counts is the default's thread choice at work, not the first hold it starts
-with), then timed for ``seconds`` as the mean rate over that time (under load a best slice would
-only find the moments the busy loops were descheduled). The choices are
-measured one after the other within a load level, in an order that alternates between games
-and rounds. One cell of two seconds in a fresh process varies by up to 2x on a shared 2-core
-machine (where the OS places the threads beside the busy loops), so each game's, PIMC's, SB3's
-and the evaluation's cell is measured ``--repeat`` times (3 by default) and its median reported.
+choice runs in a fresh process (the thread settings must be in place before numba starts its
+threads). On a shared VM the host's own load moves a cell's speed by up to 2x within seconds,
+even with no busy process (Fiddlesticks idle: 2.9M to 5.9M steps/s in consecutive 2-s cells of
+one choice), and beside busy processes where the OS places the threads does too; separate cells,
+one choice after the other, then compare noise. So a game's cells are measured **in turns**
+(:func:`turn_rates`): the five fresh processes are started one after the other (each engine
+starts on the machine as it is, the others waiting), each warmed up (30 steps load the kernels,
+then ``--warm`` seconds of steps: a run lasts minutes, so what counts is the default's thread
+choice at work, not the first hold it starts with), then in each of ``--turn-rounds`` rounds each
+process steps for a second while the others wait, in a rotating order; a choice's rate is its
+steps over its time, the mean over the whole measurement (under load a best slice would only find
+the moments the busy loops were descheduled). Users' cells (whole programs) are separate runs,
+each ``--repeat`` times (3 by default, RLlib's once) in rounds of alternating order, the median
+reported.
 
 Where the threads sit beside the busy loops also changes within a process, every few seconds
 (two passive threads ran Guillotine at about 2.3M steps/s while the busy loops shared a core and
@@ -52,6 +57,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,23 +74,6 @@ _SETTINGS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "NUMBA_NUM_THREADS", "NUMBA_TH
 #: the choices measured for the engine's users (the threading layer adds nothing new there)
 USER_CHOICES = ("default", "1 thread", "numba default", "passive")
 LOADS = (0, 1, 2)
-
-_VECTOR = """
-import sys, time
-import card_envs
-name, seconds, warm = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
-m = card_envs.ENVIRONMENTS[name]
-v = m.vector_env(num_envs=1024, **m.BENCHMARK_CONFIG); v.reset(seed=0)
-for _ in range(30): v.step(v.sample_actions())
-t = time.perf_counter()
-while time.perf_counter() - t < warm:  # the steady state: the default's thread choice at work
-    v.step(v.sample_actions())
-steps, t = 0, time.perf_counter()
-while time.perf_counter() - t < seconds:
-    for _ in range(5): v.step(v.sample_actions())
-    steps += 5
-print(steps * v.num_envs / (time.perf_counter() - t))
-"""
 
 _PIMC = """
 import sys, time
@@ -178,11 +167,78 @@ def _run(args: list[str], choice: str, timeout: float) -> float:
 #: seconds a game's cell steps before it is timed (after 30 steps that load the kernels)
 WARM = 2.0
 
+#: each game's cells in turns: rounds of one block per choice, each choice in its own fresh process
+TURN_ROUNDS = 8
+TURN_BLOCK = 1.0
 
-def vector_rate(game: str, choice: str, seconds: float, warm: float = WARM) -> float:
-    """``vector_env(num_envs=1024)`` random-play steps/s of ``game`` under ``choice``, timed for
-    ``seconds`` after ``warm`` seconds of steps."""
-    return _run(["-c", _VECTOR, game, str(seconds), str(warm)], choice, timeout=600)
+_TURNS = """
+import json, sys, time
+import card_envs
+name, warm, block = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+m = card_envs.ENVIRONMENTS[name]
+v = m.vector_env(num_envs=1024, **m.BENCHMARK_CONFIG); v.reset(seed=0)
+for _ in range(30): v.step(v.sample_actions())
+t = time.perf_counter()
+while time.perf_counter() - t < warm:  # the steady state: the default's thread choice at work
+    v.step(v.sample_actions())
+print("ready", flush=True)
+blocks = []
+for line in sys.stdin:  # one block of steps per "go"; the process waits (no step) in between
+    if line.strip() != "go":
+        break
+    steps, t = 0, time.perf_counter()
+    while time.perf_counter() - t < block:
+        for _ in range(5): v.step(v.sample_actions())
+        steps += 5
+    blocks.append([steps * v.num_envs, time.perf_counter() - t])
+    print("done", flush=True)
+print(json.dumps(blocks), flush=True)
+"""
+
+
+def turn_rates(game: str, choices: list[str], rounds: int = TURN_ROUNDS, block: float = TURN_BLOCK,
+               warm: float = WARM) -> dict[str, list[list[float]]]:
+    """``game``'s cells in turns: each choice in its own fresh process (started one after the
+    other, each while the ones before wait, so each engine starts on the machine as it is), warmed
+    up for ``warm`` seconds, then ``rounds`` rounds in which each process steps for ``block``
+    seconds while the others wait (the order rotating). Returns each choice's blocks as
+    ``[env steps, seconds]``. The host's drift and the threads' placements then fall on every
+    choice alike, as in the paired cells, but each choice keeps the settings only a fresh process
+    can have."""
+    procs: dict[str, subprocess.Popen] = {}
+    errors: dict[str, Any] = {}
+
+    def said(choice: str, expected: str) -> None:
+        line = procs[choice].stdout.readline().strip()
+        if line != expected:
+            errors[choice].seek(0)
+            raise RuntimeError(f"{game} under {choice}: expected {expected!r}, got {line!r}:\n"
+                               f"{errors[choice].read().decode(errors='replace')[-2000:]}")
+
+    try:
+        for choice in choices:
+            errors[choice] = tempfile.TemporaryFile()
+            procs[choice] = subprocess.Popen([sys.executable, "-c", _TURNS, game, str(warm), str(block)], cwd=ROOT,
+                                             env=_environment(choice), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=errors[choice], text=True)
+            said(choice, "ready")
+        for r in range(rounds):
+            for choice in choices[r % len(choices):] + choices[:r % len(choices)]:
+                procs[choice].stdin.write("go\n")
+                procs[choice].stdin.flush()
+                said(choice, "done")
+        blocks = {}
+        for choice, p in procs.items():
+            out, _ = p.communicate("stop\n", timeout=60)
+            blocks[choice] = json.loads(out.strip().splitlines()[-1])
+        return blocks
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        for f in errors.values():
+            f.close()
 
 
 def paired_rates(game: str, load: int | None, rounds: int = PAIRED_ROUNDS, block: float = PAIRED_BLOCK) -> dict[str, float]:
@@ -256,30 +312,34 @@ def evaluation_rate(choice: str, games: int) -> float:
 
 
 def measure(games: list[str], seconds: float, users: bool, say=print, rllib_python: str | None = None,
-            repeats: int = 3, paired_rounds: int = PAIRED_ROUNDS, warm: float = WARM) -> dict:
+            repeats: int = 3, paired_rounds: int = PAIRED_ROUNDS, warm: float = WARM,
+            turn_rounds: int = TURN_ROUNDS) -> dict:
     """Every (load, game or user, choice) rate, side by side; see the module docstring. A game's
-    and PIMC's cells are each measured ``repeats`` times (in rounds: every choice once, then
-    again) and reported as the median (the samples are kept), as are the SB3 training's and
-    the evaluation's; RLlib's, half a minute of many steps each, once. A game's cell steps
-    ``warm`` seconds before it is timed. Each game also gets its paired cells
-    (:func:`paired_rates`, ``paired_rounds`` rounds; none with 0)."""
+    cells are measured in turns (:func:`turn_rates`: ``turn_rounds`` rounds of one block per
+    choice after ``warm`` seconds of steps; each rate is its total steps over its total time, the
+    blocks' rates kept as the samples). PIMC's, the SB3 training's and the evaluation's cells are
+    each measured ``repeats`` times (in rounds: every choice once, then again) and reported as the
+    median (the samples are kept); RLlib's, half a minute of many steps each, once. Each game also
+    gets its paired cells (:func:`paired_rates`, ``paired_rounds`` rounds; none with 0)."""
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
     if paired_rounds < 0:
         raise ValueError(f"paired_rounds must be >= 0, got {paired_rounds}")
     if warm < 0:
         raise ValueError(f"warm must be >= 0 seconds, got {warm}")
+    if turn_rounds < 1:
+        raise ValueError(f"turn_rounds must be >= 1, got {turn_rounds}")
     rows = []
     started = time.perf_counter()
     for load in LOADS:
-        budget = repeats * len(games) * len(CHOICES) * (seconds + warm + 15) + len(games) * (
+        budget = len(games) * len(CHOICES) * (turn_rounds * TURN_BLOCK + warm + 15) + len(games) * (
             3 * paired_rounds * PAIRED_BLOCK + 30) + (
             len(USER_CHOICES) * (repeats * (seconds * 6 + 60) + seconds * 15 + 300) if users else 0) + 600
         busy = _busy(load, budget)
         try:
             for k, game in enumerate(games):
-                row = _row(load, game, "steps/s", lambda c, game=game: vector_rate(game, c, seconds, warm=warm), list(CHOICES),
-                           repeats, alternate=k % 2 == 1)
+                choices = list(CHOICES) if k % 2 == 0 else list(reversed(CHOICES))  # who starts alternates
+                row = _turns_row(load, game, turn_rates(game, choices, turn_rounds, TURN_BLOCK, warm))
                 if paired_rounds:
                     row["paired"] = paired_rates(game, load, paired_rounds)
                     row["paired_started"] = engine_start(row["paired"])
@@ -313,7 +373,8 @@ def measure(games: list[str], seconds: float, users: bool, say=print, rllib_pyth
             row["paired_default_vs_best_fixed"] = paired["default"] / max(v for c, v in paired.items() if c != "default")
             if "numba default" in idle.get("paired", {}):
                 row["paired_default_vs_idle_before"] = paired["default"] / idle["paired"]["numba default"]
-    return {"seconds": seconds, "warm": warm, "repeats": repeats, "paired_rounds": paired_rounds,
+    return {"seconds": seconds, "warm": warm, "repeats": repeats, "turn_rounds": turn_rounds,
+            "turn_block": TURN_BLOCK, "paired_rounds": paired_rounds,
             "paired_block": PAIRED_BLOCK,
             "elapsed": time.perf_counter() - started, "rows": rows}
 
@@ -328,6 +389,15 @@ def _row(load: int, what: str, unit: str, rate, choices: list[str], repeats: int
     row = {"load": load, "what": what, "unit": unit}
     row.update({c: statistics.median(v) for c, v in samples.items()})
     row["samples"] = samples
+    return row
+
+
+def _turns_row(load: int, game: str, blocks: dict[str, list[list[float]]]) -> dict:
+    """A game's row from its cells in turns: each choice's total steps over its total time, and
+    each block's rate as the samples."""
+    row = {"load": load, "what": game, "unit": "steps/s"}
+    row.update({c: sum(n for n, _ in b) / sum(t for _, t in b) for c, b in blocks.items() if c in CHOICES})
+    row["samples"] = {c: [n / t for n, t in b] for c, b in blocks.items()}
     return row
 
 

@@ -78,9 +78,14 @@ def machine_busy_seconds() -> float | None:
 class OthersLoad:
     """How many cores the other processes keep busy: the machine's busy CPU time (``/proc/stat``)
     minus this process's own, per second of wall time, re-measured at most every :attr:`period`
-    seconds (two small file reads); 0 where ``/proc/stat`` is missing."""
+    seconds (two small file reads); 0 where ``/proc/stat`` is missing. A reading older than
+    :attr:`stale` seconds (the process did not ask for a while: it waited, or worked elsewhere)
+    starts a new measurement instead and the last one stands until then: the load over a long pause
+    says what the machine did then, not now (a process that waited while another worked would
+    otherwise take one thread for the first quarter second after it)."""
 
     period = 0.25
+    stale = 1.0
 
     def __init__(self):
         self._mark: tuple[float, float, float] | None = None
@@ -89,6 +94,11 @@ class OthersLoad:
     def cores(self) -> float:
         now = time.monotonic()
         if self._mark is not None and now - self._mark[2] < self.period:
+            return self.others
+        if self._mark is not None and now - self._mark[2] > self.stale:
+            busy = machine_busy_seconds()
+            if busy is not None:
+                self._mark = (busy, time.process_time(), now)
             return self.others
         return self._measure(now)
 

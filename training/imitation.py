@@ -141,11 +141,19 @@ def _discounted_returns(rewards: np.ndarray, starts: np.ndarray, gamma: float) -
     return out
 
 
+#: minibatches of the fit between two readings of the machine's load (its threads follow it)
+THREADS_EVERY = 16
+
+
 def fit(policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int, learning_rate: float,
-        vf_coef: float, seed: int, progress: bool = True) -> list[dict[str, float]]:
+        vf_coef: float, seed: int, progress: bool = True, threads: Any = None) -> list[dict[str, float]]:
     """Behaviour cloning and value regression of a MaskablePPO policy on ``data``
     (:func:`teacher_games`); returns per epoch the mean losses and how often the policy's most
-    likely action is the teacher's (``agreement``)."""
+    likely action is the teacher's (``agreement``). With ``threads`` (a
+    :class:`training.threads.AdaptiveThreads`), torch's threads follow the machine's load as the
+    PPO update's do: every :data:`THREADS_EVERY` minibatches take the cores other processes left
+    free during the ones before (two fits side by side on two cores otherwise each run two threads
+    that wait for each other)."""
     import torch
     import torch.nn.functional as F
 
@@ -163,7 +171,10 @@ def fit(policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int, 
     for epoch in range(int(epochs)):
         order = torch.randperm(m, generator=gen)
         sums = np.zeros(3)
-        for lo in range(0, m, int(batch_size)):
+        for k, lo in enumerate(range(0, m, int(batch_size))):
+            if threads is not None and k % THREADS_EVERY == 0:
+                threads.end()
+                torch.set_num_threads(threads.begin())
             idx = order[lo: lo + int(batch_size)]
             values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
             bc = -log_prob.mean()
@@ -174,6 +185,8 @@ def fit(policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int, 
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             opt.step()
             sums += np.array([bc.item(), vf.item(), 1.0]) * len(idx)
+        if threads is not None:
+            threads.end()
         with torch.no_grad():
             probe = order[: min(m, 20000)]
             dist = policy.get_distribution(obs[probe], action_masks=masks[probe].numpy())
@@ -197,9 +210,16 @@ def warm_start(model: Any, cfg: dict, pool: list[str], progress: bool = True) ->
     data = teacher_games(cfg, pool, planned_decisions(cfg), seed=int(cfg["seed"]) + 7, progress=progress,
                          seconds=None if minutes is None else float(minutes) * 60 * TIME_SHARE)
     played = time.monotonic() - began
+    import torch
+
+    from training.config import adaptive_threads, torch_threads
+    from training.threads import AdaptiveThreads
+
+    cores = torch_threads(cfg)
     history = fit(model.policy, data, int(section["epochs"]), int(section["batch_size"]),
                   float(section["learning_rate"]), float(cfg["ppo"]["vf_coef"]), seed=int(cfg["seed"]),
-                  progress=progress)
+                  progress=progress, threads=AdaptiveThreads(cores) if adaptive_threads(cfg) else None)
+    torch.set_num_threads(cores)  # PPO's update sets its own from here
     for group in model.policy.optimizer.param_groups:  # PPO's own rate (its schedule takes over at its first update)
         group["lr"] = float(model.lr_schedule(1.0))
     return {"teacher": section["teacher"], "decisions": int(len(data["actions"])),

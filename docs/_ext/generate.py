@@ -558,13 +558,17 @@ def speed_page() -> str:
                    default=None)
         repeats = d.get("repeats", 1)
         out += ["## On a busy machine", "",
-                f"Measured on: {d.get('machine')}, {d.get('date')}, by `{d.get('command')}` ({d['seconds']:g} s per "
-                "measurement, each a fresh process"
-                + (f", a game's after {d['warm']:g} s of steps (the default's thread choice at work, as in a run "
-                   "of minutes)" if d.get("warm") else "")
-                + (f"; each cell the median of {repeats} measurements in rounds"
-                   + (", RLlib's one" if d.get("warm") is not None else ", the training and evaluation cells one each")
-                   if repeats > 1 else "")
+                f"Measured on: {d.get('machine')}, {d.get('date')}, by `{d.get('command')}` ("
+                + (f"each game's choices in fresh processes of their own, started one after the other, warmed up "
+                   f"by {d['warm']:g} s of steps (the default's thread choice at work, as in a run of minutes), "
+                   f"then stepping in turns, {d.get('turn_block', 1.0):g} s each, for {d['turn_rounds']} rounds "
+                   "(the order rotating, so the host's drift and the threads' placements fall on every choice "
+                   "alike), a rate being its steps over its time; the users' cells separate runs"
+                   + (f", each the median of {repeats} (RLlib's one)" if repeats > 1 else "")
+                   if d.get("turn_rounds") else
+                   f"{d['seconds']:g} s per measurement, each a fresh process"
+                   + (f"; each game's and pimc's cell the median of {repeats} measurements in rounds, the "
+                      "training and evaluation cells one each" if repeats > 1 else ""))
                 + "). Beside 0, 1 and 2 busy processes (bounded Python loops, one per "
                 "core), the batched engine at 1024 games and its users, under each thread choice: `default` (what "
                 "card_envs does: beside busy processes at its start, threads that never spin, each batched step on "
@@ -580,9 +584,12 @@ def speed_page() -> str:
                 f"The default against the best fixed choice in the same condition: at worst {worst:.2f}×."
                 + (f" On the idle machine, the default against the speed the engine had before it set anything "
                    f"(`numba default`): at worst {idle:.2f}×." if idle is not None else "")
-                + f" Single cells of {d['seconds']:g} s on a shared VM vary by up to 2× (where the OS places the threads "
-                "beside the busy loops), which is why the cells are medians of repeated measurements"
-                + ("; the samples are in `benchmarks/busy_results.json`." if repeats > 1 else "."), ""]
+                + (" On this shared VM one choice's speed moves by up to 2× from one second to the next (the host's "
+                   "own load, and where the OS places the threads beside the busy loops), which is why the choices "
+                   "take turns; every block's rate is in `benchmarks/busy_results.json`." if d.get("turn_rounds") else
+                   f" Single cells of {d['seconds']:g} s on a shared VM vary by up to 2× (where the OS places the "
+                   "threads beside the busy loops), which is why the cells are medians of repeated measurements"
+                   + ("; the samples are in `benchmarks/busy_results.json`." if repeats > 1 else ".")), ""]
         paired = [r["paired_default_vs_best_fixed"] for r in d["rows"] if "paired_default_vs_best_fixed" in r]
         if paired:
             rounds, block = d.get("paired_rounds"), d.get("paired_block", 1.0)

@@ -83,7 +83,7 @@ BUDGET = {
     "training.evaluate": [("--games", [str(GAMES)])],
     "training.distill": [("--iterations", ["1"]), ("--labels", ["64"]), ("--ppo-minutes", ["0"]), ("--start", ["ppo"]),
                          ("--deals", ["2"]), ("--workers", ["1"]), ("--no-progress", [])],
-    "benchmarks/bench_vector.py": [("--game", ["golf_v0"]), ("--seconds", ["0.3"]), ("--warm", ["0.2"]), ("--no-users", []),
+    "benchmarks/bench_vector.py": [("--game", ["golf_v0"]), ("--seconds", ["0.3"]), ("--warm", ["0.2"]), ("--turn-rounds", ["1"]), ("--no-users", []),
                                    ("--no-write", [])],
 }
 #: the checkout's folders: a command naming one runs in a copy of the checkout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -75,6 +76,39 @@ def test_the_fit_learns_the_teachers_moves():
     assert history[-1]["bc_loss"] < 0.5 * before["bc_loss"]
     assert history[-1]["value_loss"] < before["value_loss"]
     assert history[-1]["agreement"] > 0.85 > before["agreement"]
+
+
+def test_the_fits_threads_follow_the_load_every_few_minibatches():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    class Threads:  # another process holds a core from the second reading on
+        def __init__(self):
+            self.begun, self.ended, self.seen = 0, 0, []
+
+        def begin(self):
+            self.begun += 1
+            return 2 if self.begun == 1 else 1
+
+        def end(self):
+            self.ended += 1
+
+    cfg = golf_cfg(imitation={"teacher": "heuristic", "decisions": 300}, n_envs=8, workers=1)
+    data = I.teacher_games(cfg, ["heuristic"], 300, seed=1, progress=False)
+    venv = S.make_vec_env(cfg, ["random"])
+    threads = Threads()
+    real = torch.set_num_threads
+    try:
+        model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu", **S.ppo_kwargs(cfg))
+        torch.set_num_threads = lambda n: (threads.seen.append(n), real(n))
+        I.fit(model.policy, data, 2, 8, 1e-3, 0.5, seed=0, progress=False, threads=threads)
+    finally:
+        torch.set_num_threads = real
+        venv.close()
+    minibatches = math.ceil(len(data["actions"]) / 8)
+    chunks = 2 * math.ceil(minibatches / I.THREADS_EVERY)  # two epochs
+    assert threads.begun == chunks and threads.seen == [2] + [1] * (chunks - 1)
+    assert threads.ended >= threads.begun, "every chunk's load is measured"
 
 
 def test_a_run_warm_starts_counts_the_seconds_and_records_it(tmp_path):

@@ -30,7 +30,8 @@ def test_every_choice_is_measured_at_every_load_and_the_default_is_set_against_t
     rates = {"default": [100, 60, 40], "1 thread": [50, 50, 30], "numba default": [110, 10, 5],
              "passive": [40, 80, 50], "workqueue": [30, 20, 10]}
     monkeypatch.setattr(busy, "_busy", fake_busy)
-    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds, warm: rates[choice][started[-1]])
+    monkeypatch.setattr(busy, "turn_rates", lambda game, choices, rounds, block, warm: {
+        c: [[rates[c][started[-1]], 1.0]] for c in choices})
     paired_calls = []
 
     def fake_paired(game, load, rounds):  # the same process: beside busy ones passive, idle spinning
@@ -68,7 +69,7 @@ def test_paired_cells_whose_engine_started_passive_on_a_machine_called_idle_are_
     # a test suite beside the benchmark holds cores: the engine starts passive with no busy loop
     monkeypatch.setattr(busy, "_busy", lambda count, seconds: [])
     monkeypatch.setattr(busy, "LOADS", (0,))
-    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds, warm: 10.0)
+    monkeypatch.setattr(busy, "turn_rates", lambda game, choices, rounds, block, warm: {c: [[10.0, 1.0]] for c in choices})
     monkeypatch.setattr(busy, "paired_rates", lambda game, load, rounds: {"default": 9, "1 thread": 6, "passive": 10})
     said = []
     result = busy.measure(["golf_v0"], 0.1, users=False, say=said.append)
@@ -107,7 +108,7 @@ def test_a_busy_loop_is_bounded_and_stopped():
 
 def test_the_engines_users_are_measured_and_rllib_only_given_an_interpreter_with_ray(monkeypatch):
     monkeypatch.setattr(busy, "_busy", lambda count, seconds: [])
-    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds, warm: 1.0)
+    monkeypatch.setattr(busy, "turn_rates", lambda game, choices, rounds, block, warm: {c: [[1.0, 1.0]] for c in choices})
     calls = []
     for name in ("pimc_rate", "training_rate"):
         monkeypatch.setattr(busy, name, lambda choice, seconds, name=name: calls.append(name) or 2.0)
@@ -124,44 +125,67 @@ def test_the_engines_users_are_measured_and_rllib_only_given_an_interpreter_with
     assert "| 0 | RLlib, learner steps/s | 4 | 4 | 4 | 4 | — | 1.00× | — |" in busy.table(result)
 
 
-def test_each_cell_is_the_median_of_repeated_measurements_in_rounds_of_alternating_order(monkeypatch):
+def test_a_users_cell_is_the_median_of_repeated_measurements_in_rounds_of_alternating_order(monkeypatch):
     monkeypatch.setattr(busy, "_busy", lambda count, seconds: [])
+    monkeypatch.setattr(busy, "turn_rates", lambda game, choices, rounds, block, warm: {c: [[1.0, 1.0]] for c in choices})
     calls = []
     noisy = {"default": [100, 300, 200], "1 thread": [50, 40, 400], "numba default": [10, 10, 10],
-             "passive": [90, 95, 99], "workqueue": [1, 2, 3]}
+             "passive": [90, 95, 99]}
 
-    def rate(game, choice, seconds, warm):
+    def rate(choice, seconds):
         calls.append(choice)
         return noisy[choice][sum(c == choice for c in calls) - 1]
 
-    monkeypatch.setattr(busy, "vector_rate", rate)
+    monkeypatch.setattr(busy, "pimc_rate", rate)
+    monkeypatch.setattr(busy, "training_rate", lambda choice, seconds: 1.0)
+    monkeypatch.setattr(busy, "evaluation_rate", lambda choice, games: 1.0)
     monkeypatch.setattr(busy, "LOADS", (0,))
-    result = busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, repeats=3, paired_rounds=0)
-    row = result["rows"][0]
+    result = busy.measure(["golf_v0"], 0.1, users=True, say=lambda *_: None, repeats=3, paired_rounds=0)
+    row = next(r for r in result["rows"] if r["what"] == "pimc (batched rollouts)")
     assert row["default"] == 200 and row["1 thread"] == 50 and row["passive"] == 95, "medians, not means or bests"
     assert row["samples"]["1 thread"] == [50, 40, 400] and result["repeats"] == 3
     assert row["default_vs_best_fixed"] == pytest.approx(200 / 95)
-    rounds = [calls[i:i + len(busy.CHOICES)] for i in range(0, len(calls), len(busy.CHOICES))]
+    rounds = [calls[i:i + len(busy.USER_CHOICES)] for i in range(0, len(calls), len(busy.USER_CHOICES))]
     assert rounds[0] == list(reversed(rounds[1])) and rounds[0] == rounds[2], "each round reverses the order"
     with pytest.raises(ValueError, match="repeats must be >= 1"):
         busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, repeats=0)
 
 
-def test_a_games_cell_steps_its_warm_up_before_it_is_timed(monkeypatch):
+def test_a_games_cells_are_measured_in_turns_after_their_warm_up(monkeypatch):
     monkeypatch.setattr(busy, "_busy", lambda count, seconds: [])
     monkeypatch.setattr(busy, "LOADS", (0,))
-    warmed = []
-    monkeypatch.setattr(busy, "vector_rate", lambda game, choice, seconds, warm: warmed.append(warm) or 1.0)
-    result = busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, repeats=1, paired_rounds=0, warm=0.7)
-    assert warmed == [0.7] * len(busy.CHOICES) and result["warm"] == 0.7
+    asked = []
+
+    def turns(game, choices, rounds, block, warm):
+        asked.append((game, choices, rounds, warm))
+        return {c: [[300.0 * (k + 1), 1.0], [100.0 * (k + 1), 2.0]] for k, c in enumerate(busy.CHOICES)}
+
+    monkeypatch.setattr(busy, "turn_rates", turns)
+    result = busy.measure(["golf_v0", "hot_v0"], 0.1, users=False, say=lambda *_: None, paired_rounds=0, warm=0.7,
+                          turn_rounds=5)
+    assert [a[2:] for a in asked] == [(5, 0.7), (5, 0.7)] and result["warm"] == 0.7 and result["turn_rounds"] == 5
+    assert asked[0][1] == list(busy.CHOICES) and asked[1][1] == list(reversed(busy.CHOICES)), "who starts alternates"
+    row = result["rows"][0]
+    assert row["default"] == pytest.approx(400 / 3), "a choice's steps over its time, not the mean of its blocks"
+    assert row["samples"]["default"] == [300.0, 50.0]
     with pytest.raises(ValueError, match="warm must be >= 0 seconds"):
         busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, warm=-1)
+    with pytest.raises(ValueError, match="turn_rounds must be >= 1"):
+        busy.measure(["golf_v0"], 0.1, users=False, say=lambda *_: None, turn_rounds=0)
 
 
-def test_the_cell_script_times_only_the_steps_after_its_warm_up():
-    # a real cell: a warm-up of 0.3 s, then 0.2 s timed; the whole process takes both (and its start)
+def test_cells_in_turns_are_fresh_processes_that_step_one_at_a_time():
     import time
 
     began = time.perf_counter()
-    rate = busy.vector_rate("golf_v0", "1 thread", 0.2, warm=0.3)
-    assert rate > 1000 and time.perf_counter() - began >= 0.5
+    blocks = busy.turn_rates("golf_v0", ["1 thread", "default"], rounds=2, block=0.2, warm=0.1)
+    elapsed = time.perf_counter() - began
+    assert set(blocks) == {"1 thread", "default"}
+    for choice, b in blocks.items():
+        assert len(b) == 2 and all(steps > 1000 and 0.2 <= seconds < 1.0 for steps, seconds in b), (choice, b)
+    assert elapsed >= 4 * 0.2, "the blocks ran one after the other"
+
+
+def test_a_cell_in_turns_that_fails_says_why():
+    with pytest.raises(RuntimeError, match="no_such_game"):
+        busy.turn_rates("no_such_game", ["default"], rounds=1, block=0.1, warm=0.0)

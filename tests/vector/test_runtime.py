@@ -338,6 +338,23 @@ def test_the_load_is_what_the_other_processes_use(monkeypatch):
     assert load.cores() == pytest.approx(0.0, abs=1e-9)
 
 
+def test_a_load_reading_over_a_long_pause_is_not_taken_for_the_load_now(monkeypatch):
+    clock = {"busy": 100.0, "own": 10.0, "wall": 1000.0}
+    monkeypatch.setattr(runtime, "machine_busy_seconds", lambda: clock["busy"])
+    monkeypatch.setattr(runtime.time, "process_time", lambda: clock["own"])
+    monkeypatch.setattr(runtime.time, "monotonic", lambda: clock["wall"])
+    load = runtime.OthersLoad()
+    load.cores()
+    clock.update(busy=100.5, own=10.5, wall=1000.5)  # this process alone
+    assert load.cores() == pytest.approx(0.0, abs=1e-9)
+    clock.update(busy=104.5, own=10.5, wall=1002.5)  # it waited 2 s while others kept both cores busy
+    assert load.cores() == pytest.approx(0.0, abs=1e-9), "the pause is not the load now"
+    clock.update(busy=105.0, own=11.0, wall=1003.0)  # from the pause's end: this process alone again
+    assert load.cores() == pytest.approx(0.0, abs=1e-9)
+    clock.update(busy=106.0, own=11.5, wall=1003.5)  # another process comes: followed within a period
+    assert load.cores() == pytest.approx(1.0)
+
+
 def test_the_load_at_the_engines_start_covers_at_least_a_tenth_of_a_second(monkeypatch):
     clock = {"busy": 100.0, "own": 10.0, "wall": 1000.0}
     monkeypatch.setattr(runtime, "machine_busy_seconds", lambda: clock["busy"])
