@@ -515,6 +515,7 @@ def openspiel_page() -> str:
 
 def speed_page() -> str:
     """The speed tables, from the recorded benchmark JSON, each with its machine."""
+    from benchmarks.busy import SHORT
     from benchmarks.busy import table as busy_table
 
     out = ["# Speed", "",
@@ -554,6 +555,12 @@ def speed_page() -> str:
     if busy.exists():
         d = json.loads(busy.read_text())
         worst = min(r["default_vs_best_fixed"] for r in d["rows"])
+        games = [r for r in d["rows"] if r["unit"] == "steps/s"]
+        users = [r for r in d["rows"] if r["unit"] != "steps/s"]
+
+        def worst_by_load(rows: list) -> str:
+            return ", ".join(f"{min(r['default_vs_best_fixed'] for r in rows if r['load'] == load):.2f}× beside {load}"
+                             for load in sorted({r["load"] for r in rows}))
         idle = min((r["default_vs_idle_before"] for r in d["rows"] if r["load"] == 0 and "default_vs_idle_before" in r),
                    default=None)
         repeats = d.get("repeats", 1)
@@ -581,7 +588,14 @@ def speed_page() -> str:
                 "A game's rates are in steps/s; pimc's in decisions/s, SB3's and RLlib's training in learner steps/s "
                 "(RLlib: Golf, two env runners on the batched engine, in a virtualenv with the `distributed` extra), "
                 "the evaluation's in games/s.", "",
-                f"The default against the best fixed choice in the same condition: at worst {worst:.2f}×."
+                (f"The default against the best fixed choice in the same condition, at worst: the games "
+                 f"{worst_by_load(games)} busy processes"
+                 + (f"; the users {worst_by_load(users)}" if users else "")
+                 + "".join(f" (under 0.8×: {', '.join(low)})" for low in [[
+                     f"{SHORT.get(r['what'], r['what']).split(',')[0]} beside {r['load']} busy, "
+                     f"{r['default_vs_best_fixed']:.2f}×" for r in users if r["default_vs_best_fixed"] < 0.8]] if low)
+                 + "."
+                 if games else f"The default against the best fixed choice in the same condition: at worst {worst:.2f}×.")
                 + (f" On the idle machine, the default against the speed the engine had before it set anything "
                    f"(`numba default`): at worst {idle:.2f}×." if idle is not None else "")
                 + (" On this shared VM one choice's speed moves by up to 2× from one second to the next (the host's "
