@@ -103,18 +103,30 @@ while t is None or time.perf_counter() - t < seconds:
 print(decisions / (time.perf_counter() - t))
 """
 
+#: the start of a game's cell script: the game (``argv[1]``) at 1024 games, and ``stepped(block)``,
+#: its env steps in ``block`` seconds of random play
+_ENGINE = """
+import json, sys, time
+import card_envs
+m = card_envs.ENVIRONMENTS[sys.argv[1]]
+v = m.vector_env(num_envs=1024, **m.BENCHMARK_CONFIG); v.reset(seed=0)
+
+def stepped(block):
+    steps, t = 0, time.perf_counter()
+    while time.perf_counter() - t < block:
+        for _ in range(5): v.step(v.sample_actions())
+        steps += 5
+    return steps * v.num_envs, time.perf_counter() - t
+"""
+
 #: each game's paired cells: rounds of blocks of one second, one block per setting in a round
 PAIRED_ROUNDS = 10
 PAIRED_BLOCK = 1.0
 
-_PAIRED = """
-import json, sys, time
+_PAIRED = _ENGINE + """
 import numba
-import card_envs
 from card_envs import runtime
-name, rounds, block = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-m = card_envs.ENVIRONMENTS[name]
-v = m.vector_env(num_envs=1024, **m.BENCHMARK_CONFIG); v.reset(seed=0)
+rounds, block = int(sys.argv[2]), float(sys.argv[3])
 choice, threads, busy = v._thread_choice, numba.get_num_threads(), runtime.PASSIVE
 if busy and choice is None:
     sys.exit("passive threads but no thread choice: one thread only?")
@@ -133,14 +145,11 @@ totals = {n: [0, 0.0] for n in names}
 for r in range(rounds):
     for n in names[r % 3:] + names[:r % 3]:
         setting(n)
-        steps, t = 0, time.perf_counter()
-        while time.perf_counter() - t < block:
-            for _ in range(5): v.step(v.sample_actions())
-            steps += 5
+        steps, seconds = stepped(block)
         totals[n][0] += steps
-        totals[n][1] += time.perf_counter() - t
+        totals[n][1] += seconds
 print(json.dumps({"started": "passive" if busy else "spinning",
-                  "rates": {n: k * v.num_envs / t for n, (k, t) in totals.items()}}))
+                  "rates": {n: k / t for n, (k, t) in totals.items()}}))
 """
 
 
@@ -171,12 +180,8 @@ WARM = 2.0
 TURN_ROUNDS = 8
 TURN_BLOCK = 1.0
 
-_TURNS = """
-import json, sys, time
-import card_envs
-name, warm, block = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
-m = card_envs.ENVIRONMENTS[name]
-v = m.vector_env(num_envs=1024, **m.BENCHMARK_CONFIG); v.reset(seed=0)
+_TURNS = _ENGINE + """
+warm, block = float(sys.argv[2]), float(sys.argv[3])
 for _ in range(30): v.step(v.sample_actions())
 t = time.perf_counter()
 while time.perf_counter() - t < warm:  # the steady state: the default's thread choice at work
@@ -186,11 +191,7 @@ blocks = []
 for line in sys.stdin:  # one block of steps per "go"; the process waits (no step) in between
     if line.strip() != "go":
         break
-    steps, t = 0, time.perf_counter()
-    while time.perf_counter() - t < block:
-        for _ in range(5): v.step(v.sample_actions())
-        steps += 5
-    blocks.append([steps * v.num_envs, time.perf_counter() - t])
+    blocks.append(list(stepped(block)))
     print("done", flush=True)
 print(json.dumps(blocks), flush=True)
 """

@@ -323,11 +323,17 @@ def test_a_batched_engine_with_passive_threads_chooses_its_count_and_keeps_its_r
     assert out.returncode == 0, out.stderr[-3000:]
 
 
-def test_the_load_is_what_the_other_processes_use(monkeypatch):
+@pytest.fixture
+def clock(monkeypatch):
+    """The machine's busy seconds, this process's CPU seconds and the wall clock, as the test sets them."""
     clock = {"busy": 100.0, "own": 10.0, "wall": 1000.0}
     monkeypatch.setattr(runtime, "machine_busy_seconds", lambda: clock["busy"])
     monkeypatch.setattr(runtime.time, "process_time", lambda: clock["own"])
     monkeypatch.setattr(runtime.time, "monotonic", lambda: clock["wall"])
+    return clock
+
+
+def test_the_load_is_what_the_other_processes_use(clock):
     load = runtime.OthersLoad()
     assert load.cores() == 0.0  # the first reading only marks the time
     clock.update(busy=101.5, own=10.5, wall=1001.0)  # the machine used 1.5 cores, this process 0.5
@@ -338,11 +344,7 @@ def test_the_load_is_what_the_other_processes_use(monkeypatch):
     assert load.cores() == pytest.approx(0.0, abs=1e-9)
 
 
-def test_a_load_reading_over_a_long_pause_is_not_taken_for_the_load_now(monkeypatch):
-    clock = {"busy": 100.0, "own": 10.0, "wall": 1000.0}
-    monkeypatch.setattr(runtime, "machine_busy_seconds", lambda: clock["busy"])
-    monkeypatch.setattr(runtime.time, "process_time", lambda: clock["own"])
-    monkeypatch.setattr(runtime.time, "monotonic", lambda: clock["wall"])
+def test_a_load_reading_over_a_long_pause_is_not_taken_for_the_load_now(clock):
     load = runtime.OthersLoad()
     load.cores()
     clock.update(busy=100.5, own=10.5, wall=1000.5)  # this process alone
@@ -355,11 +357,7 @@ def test_a_load_reading_over_a_long_pause_is_not_taken_for_the_load_now(monkeypa
     assert load.cores() == pytest.approx(1.0)
 
 
-def test_the_load_at_the_engines_start_covers_at_least_a_tenth_of_a_second(monkeypatch):
-    clock = {"busy": 100.0, "own": 10.0, "wall": 1000.0}
-    monkeypatch.setattr(runtime, "machine_busy_seconds", lambda: clock["busy"])
-    monkeypatch.setattr(runtime.time, "process_time", lambda: clock["own"])
-    monkeypatch.setattr(runtime.time, "monotonic", lambda: clock["wall"])
+def test_the_load_at_the_engines_start_covers_at_least_a_tenth_of_a_second(clock, monkeypatch):
     slept = []
 
     def sleep(seconds):
