@@ -149,7 +149,8 @@ def hearts_steps_per_second(seconds: float) -> float | None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", action="append", help="a game (default: every game with vector_env)")
-    ap.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    ap.add_argument("--seconds", type=float, default=2.0,
+                    help="time per measurement (with --busy: the users' runs; a game's cells take turns of a second)")
     ap.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
     ap.add_argument("--busy", action="store_true",

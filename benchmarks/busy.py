@@ -380,12 +380,12 @@ def measure(games: list[str], seconds: float, users: bool, say=print, rllib_pyth
             "elapsed": time.perf_counter() - started, "rows": rows}
 
 
-def _row(load: int, what: str, unit: str, rate, choices: list[str], repeats: int, alternate: bool = False) -> dict:
+def _row(load: int, what: str, unit: str, rate, choices: list[str], repeats: int) -> dict:
     """One cell per choice: ``rate(choice)`` ``repeats`` times, in rounds whose order alternates,
     and the median of each."""
     samples: dict[str, list[float]] = {c: [] for c in choices}
     for r in range(repeats):
-        for choice in (choices if (r % 2 == 1) == alternate else list(reversed(choices))):
+        for choice in (list(reversed(choices)) if r % 2 == 1 else choices):
             samples[choice].append(rate(choice))
     row = {"load": load, "what": what, "unit": unit}
     row.update({c: statistics.median(v) for c, v in samples.items()})

@@ -554,7 +554,6 @@ def speed_page() -> str:
     busy = ROOT / "benchmarks" / "busy_results.json"
     if busy.exists():
         d = json.loads(busy.read_text())
-        worst = min(r["default_vs_best_fixed"] for r in d["rows"])
         games = [r for r in d["rows"] if r["unit"] == "steps/s"]
         users = [r for r in d["rows"] if r["unit"] != "steps/s"]
 
@@ -564,18 +563,16 @@ def speed_page() -> str:
         idle = min((r["default_vs_idle_before"] for r in d["rows"] if r["load"] == 0 and "default_vs_idle_before" in r),
                    default=None)
         repeats = d.get("repeats", 1)
+        low = [f"{SHORT.get(r['what'], r['what']).split(',')[0]} beside {r['load']} busy, {r['default_vs_best_fixed']:.2f}×"
+               for r in users if r["default_vs_best_fixed"] < 0.8]
         out += ["## On a busy machine", "",
                 f"Measured on: {d.get('machine')}, {d.get('date')}, by `{d.get('command')}` ("
-                + (f"each game's choices in fresh processes of their own, started one after the other, warmed up "
-                   f"by {d['warm']:g} s of steps (the default's thread choice at work, as in a run of minutes), "
-                   f"then stepping in turns, {d.get('turn_block', 1.0):g} s each, for {d['turn_rounds']} rounds "
-                   "(the order rotating, so the host's drift and the threads' placements fall on every choice "
-                   "alike), a rate being its steps over its time; the users' cells separate runs"
-                   + (f", each the median of {repeats} (RLlib's one)" if repeats > 1 else "")
-                   if d.get("turn_rounds") else
-                   f"{d['seconds']:g} s per measurement, each a fresh process"
-                   + (f"; each game's and pimc's cell the median of {repeats} measurements in rounds, the "
-                      "training and evaluation cells one each" if repeats > 1 else ""))
+                f"each game's choices in fresh processes of their own, started one after the other, warmed up "
+                f"by {d['warm']:g} s of steps (the default's thread choice at work, as in a run of minutes), "
+                f"then stepping in turns, {d['turn_block']:g} s each, for {d['turn_rounds']} rounds "
+                "(the order rotating, so the host's drift and the threads' placements fall on every choice "
+                "alike), a rate being its steps over its time; the users' cells separate runs"
+                + (f", each the median of {repeats} (RLlib's one)" if repeats > 1 else "")
                 + "). Beside 0, 1 and 2 busy processes (bounded Python loops, one per "
                 "core), the batched engine at 1024 games and its users, under each thread choice: `default` (what "
                 "card_envs does: beside busy processes at its start, threads that never spin, each batched step on "
@@ -588,22 +585,15 @@ def speed_page() -> str:
                 "A game's rates are in steps/s; pimc's in decisions/s, SB3's and RLlib's training in learner steps/s "
                 "(RLlib: Golf, two env runners on the batched engine, in a virtualenv with the `distributed` extra), "
                 "the evaluation's in games/s.", "",
-                (f"The default against the best fixed choice in the same condition, at worst: the games "
-                 f"{worst_by_load(games)} busy processes"
-                 + (f"; the users {worst_by_load(users)}" if users else "")
-                 + "".join(f" (under 0.8×: {', '.join(low)})" for low in [[
-                     f"{SHORT.get(r['what'], r['what']).split(',')[0]} beside {r['load']} busy, "
-                     f"{r['default_vs_best_fixed']:.2f}×" for r in users if r["default_vs_best_fixed"] < 0.8]] if low)
-                 + "."
-                 if games else f"The default against the best fixed choice in the same condition: at worst {worst:.2f}×.")
+                f"The default against the best fixed choice in the same condition, at worst: the games "
+                f"{worst_by_load(games)} busy processes"
+                + (f"; the users {worst_by_load(users)}" if users else "")
+                + (f" (under 0.8×: {', '.join(low)})" if low else "") + "."
                 + (f" On the idle machine, the default against the speed the engine had before it set anything "
                    f"(`numba default`): at worst {idle:.2f}×." if idle is not None else "")
-                + (" On this shared VM one choice's speed moves by up to 2× from one second to the next (the host's "
-                   "own load, and where the OS places the threads beside the busy loops), which is why the choices "
-                   "take turns; every block's rate is in `benchmarks/busy_results.json`." if d.get("turn_rounds") else
-                   f" Single cells of {d['seconds']:g} s on a shared VM vary by up to 2× (where the OS places the "
-                   "threads beside the busy loops), which is why the cells are medians of repeated measurements"
-                   + ("; the samples are in `benchmarks/busy_results.json`." if repeats > 1 else ".")), ""]
+                + " On this shared VM one choice's speed moves by up to 2× from one second to the next (the host's "
+                "own load, and where the OS places the threads beside the busy loops), which is why the choices "
+                "take turns; every block's rate is in `benchmarks/busy_results.json`.", ""]
         paired = [r["paired_default_vs_best_fixed"] for r in d["rows"] if "paired_default_vs_best_fixed" in r]
         if paired:
             rounds, block = d.get("paired_rounds"), d.get("paired_block", 1.0)
