@@ -158,6 +158,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-users", action="store_true", help="with --busy: the engine only, not its users")
     ap.add_argument("--repeat", type=int, default=3,
                     help="with --busy: measurements of each user's cell but RLlib's (the median is reported)")
+    ap.add_argument("--rllib-repeat", type=int, default=3,
+                    help="with --busy and --rllib-python: measurements of RLlib's cells (about 4 minutes each "
+                         "beside busy processes; the median is reported)")
     ap.add_argument("--turn-rounds", type=int, default=TURN_ROUNDS,
                     help="with --busy: rounds of each game's cells in turns (each choice's fresh process steps "
                          "for a second in turn)")
@@ -230,7 +233,7 @@ def busy_main(names: list[str], args, say) -> int:
 
     result = busy.measure(names, args.seconds, users=not args.no_users, say=say, rllib_python=args.rllib_python,
                           repeats=args.repeat, paired_rounds=args.paired_rounds, warm=args.warm,
-                          turn_rounds=args.turn_rounds)
+                          turn_rounds=args.turn_rounds, rllib_repeats=args.rllib_repeat)
     result.update(machine=machine(), date=time.strftime("%Y-%m-%d"),
                   command="python benchmarks/bench_vector.py --busy"
                           + (f" --seconds {args.seconds:g}" if args.seconds != 2.0 else "")
@@ -239,6 +242,7 @@ def busy_main(names: list[str], args, say) -> int:
                           + (f" --turn-rounds {args.turn_rounds}" if args.turn_rounds != TURN_ROUNDS else "")
                           + "".join(f" --game {g}" for g in (args.game or [])) + (" --no-users" if args.no_users else "")
                           + (" --rllib-python PYTHON" if args.rllib_python else "")
+                          + (f" --rllib-repeat {args.rllib_repeat}" if args.rllib_python and args.rllib_repeat != 3 else "")
                           + (f" --paired-rounds {args.paired_rounds}" if args.paired_rounds != PAIRED_ROUNDS else ""))
     result["table"] = busy.table(result)
     say(result["table"])

@@ -28,8 +28,12 @@ choice at work, not the first hold it starts with), then in each of ``--turn-rou
 process steps for a second while the others wait, in a rotating order; a choice's rate is its
 steps over its time, the mean over the whole measurement (under load a best slice would only find
 the moments the busy loops were descheduled). Users' cells (whole programs) are separate runs,
-each ``--repeat`` times (3 by default, RLlib's once) in rounds of alternating order, the median
-reported.
+each ``--repeat`` times (3 by default; RLlib's ``--rllib-repeat`` times, 3 by default) in rounds of
+alternating order, the median reported. A single run per choice is not enough for RLlib's cell:
+its half minute of training on two env runners, the driver's learner and Ray's own processes
+beside the busy loops moved by up to 2x between runs of the same choice (learner steps/s of one
+choice beside two busy processes: 735 to 1,449), and the best of three such single runs, against
+which the default is compared, sits high by chance.
 
 Where the threads sit beside the busy loops also changes within a process, every few seconds
 (two passive threads ran Guillotine at about 2.3M steps/s while the busy loops shared a core and
@@ -314,16 +318,18 @@ def evaluation_rate(choice: str, games: int) -> float:
 
 def measure(games: list[str], seconds: float, users: bool, say=print, rllib_python: str | None = None,
             repeats: int = 3, paired_rounds: int = PAIRED_ROUNDS, warm: float = WARM,
-            turn_rounds: int = TURN_ROUNDS) -> dict:
+            turn_rounds: int = TURN_ROUNDS, rllib_repeats: int = 3) -> dict:
     """Every (load, game or user, choice) rate, side by side; see the module docstring. A game's
     cells are measured in turns (:func:`turn_rates`: ``turn_rounds`` rounds of one block per
     choice after ``warm`` seconds of steps; each rate is its total steps over its total time, the
     blocks' rates kept as the samples). PIMC's, the SB3 training's and the evaluation's cells are
     each measured ``repeats`` times (in rounds: every choice once, then again) and reported as the
-    median (the samples are kept); RLlib's, half a minute of many steps each, once. Each game also
+    median (the samples are kept); RLlib's (half a minute of training each) ``rllib_repeats`` times. Each game also
     gets its paired cells (:func:`paired_rates`, ``paired_rounds`` rounds; none with 0)."""
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
+    if rllib_repeats < 1:
+        raise ValueError(f"rllib_repeats must be >= 1, got {rllib_repeats}")
     if paired_rounds < 0:
         raise ValueError(f"paired_rounds must be >= 0, got {paired_rounds}")
     if warm < 0:
@@ -335,7 +341,8 @@ def measure(games: list[str], seconds: float, users: bool, say=print, rllib_pyth
     for load in LOADS:
         budget = len(games) * len(CHOICES) * (turn_rounds * TURN_BLOCK + warm + 15) + len(games) * (
             3 * paired_rounds * PAIRED_BLOCK + 30) + (
-            len(USER_CHOICES) * (repeats * (seconds * 6 + 60) + seconds * 15 + 300) if users else 0) + 600
+            len(USER_CHOICES) * (repeats * (seconds * 6 + 60) + rllib_repeats * (seconds * 15 + 300))
+            if users else 0) + 600
         busy = _busy(load, budget)
         try:
             for k, game in enumerate(games):
@@ -355,7 +362,8 @@ def measure(games: list[str], seconds: float, users: bool, say=print, rllib_pyth
                         ("training.train (SB3)", "learner steps/s", lambda c: training_rate(c, seconds * 4), repeats),
                         ("training.evaluate (2 workers)", "games/s", lambda c: evaluation_rate(c, 200), repeats),
                         *((("training.train (RLlib)", "learner steps/s",
-                            lambda c: rllib_rate(c, seconds * 15, rllib_python), 1),) if rllib_python else ())):
+                            lambda c: rllib_rate(c, seconds * 15, rllib_python), rllib_repeats),)
+                          if rllib_python else ())):
                     row = _row(load, what, unit, rate, list(USER_CHOICES), times)
                     rows.append(row)
                     say(_line(row))
@@ -374,7 +382,8 @@ def measure(games: list[str], seconds: float, users: bool, say=print, rllib_pyth
             row["paired_default_vs_best_fixed"] = paired["default"] / max(v for c, v in paired.items() if c != "default")
             if "numba default" in idle.get("paired", {}):
                 row["paired_default_vs_idle_before"] = paired["default"] / idle["paired"]["numba default"]
-    return {"seconds": seconds, "warm": warm, "repeats": repeats, "turn_rounds": turn_rounds,
+    return {"seconds": seconds, "warm": warm, "repeats": repeats, "rllib_repeats": rllib_repeats,
+            "turn_rounds": turn_rounds,
             "turn_block": TURN_BLOCK, "paired_rounds": paired_rounds,
             "paired_block": PAIRED_BLOCK,
             "elapsed": time.perf_counter() - started, "rows": rows}

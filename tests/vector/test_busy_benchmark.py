@@ -121,7 +121,14 @@ def test_the_engines_users_are_measured_and_rllib_only_given_an_interpreter_with
     rllib = [r for r in result["rows"] if r["what"] == "training.train (RLlib)"]
     assert [r["load"] for r in rllib] == list(busy.LOADS)
     assert all(r["unit"] == "learner steps/s" and set(busy.USER_CHOICES) <= set(r) for r in rllib)
+    # each RLlib cell is the median of three runs, like the other users' cells (one run is too noisy)
+    assert calls.count("/ray/python") == 3 * len(busy.LOADS) * len(busy.USER_CHOICES)
+    assert all(len(r["samples"][c]) == 3 for r in rllib for c in busy.USER_CHOICES) and result["rllib_repeats"] == 3
+    calls.clear()
+    busy.measure(["golf_v0"], 0.1, users=True, say=lambda *_: None, rllib_python="/ray/python", rllib_repeats=1)
     assert calls.count("/ray/python") == len(busy.LOADS) * len(busy.USER_CHOICES)
+    with pytest.raises(ValueError, match="rllib_repeats must be >= 1"):
+        busy.measure(["golf_v0"], 0.1, users=True, say=lambda *_: None, rllib_python="/ray/python", rllib_repeats=0)
     assert "| 0 | RLlib, learner steps/s | 4 | 4 | 4 | 4 | — | 1.00× | — |" in busy.table(result)
 
 
