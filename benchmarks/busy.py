@@ -31,9 +31,9 @@ the moments the busy loops were descheduled). Users' cells (whole programs) are 
 each ``--repeat`` times (3 by default; RLlib's ``--rllib-repeat`` times, 3 by default) in rounds of
 alternating order, the median reported. A single run per choice is not enough for RLlib's cell:
 its half minute of training on two env runners, the driver's learner and Ray's own processes
-beside the busy loops moved by up to 2x between runs of the same choice (learner steps/s of one
-choice beside two busy processes: 735 to 1,449), and the best of three such single runs, against
-which the default is compared, sits high by chance.
+beside the busy loops moved by up to 2x between runs of the same choice (the default beside two
+busy processes: 769 to 1,374 learner steps/s over seven runs), and the best of three such single
+runs, which the default is compared against, sits high by chance.
 
 Where the threads sit beside the busy loops also changes within a process, every few seconds
 (two passive threads ran Guillotine at about 2.3M steps/s while the busy loops shared a core and

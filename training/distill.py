@@ -20,8 +20,10 @@ Each iteration, on the game's benchmark table (``BENCHMARK_CONFIG``):
 4. **Sharpen.** PPO trains on from the distilled policy (``init_policy``, its value head fitted to
    its own games first) against the league for ``--ppo-minutes``, with the training harness.
 5. **Measure.** The new policy against the heuristic and the teacher over ``--deals`` duplicate
-   deals; one row of ``iterations.csv`` (the curve): the labels, the agreement with the teacher
-   before and after the fit, the rewards, the labelling throughput and the time each part took.
+   deals, and the distilled policy (before PPO) against the heuristic, so the curve says which
+   step moved it; one row of ``iterations.csv`` (the curve): the labels, the agreement with the
+   teacher before the fit, after it and after PPO, the rewards, the labelling throughput and the
+   time each part took.
 
 The run folder holds each iteration's policy (``iteration_<k>.zip``), the labels
 (``labels.npz``), ``iterations.csv`` and ``state.json``; ``--resume RUN`` continues after the last
@@ -44,8 +46,9 @@ import numpy as np
 LEAGUE = ["heuristic", "random", "self"]
 LEAGUE_WEIGHTS = [4, 1, 2]
 FIELDS = ["iteration", "labels", "labels_total", "label_seconds", "labels_per_second", "agreement_before",
-          "agreement_after", "fit_seconds", "ppo_minutes", "ppo_timesteps", "vs_heuristic", "vs_heuristic_low",
-          "vs_heuristic_high", "vs_teacher", "vs_teacher_low", "vs_teacher_high", "seconds"]
+          "agreement_after", "fit_seconds", "distilled_vs_heuristic", "distilled_vs_heuristic_low",
+          "distilled_vs_heuristic_high", "ppo_minutes", "ppo_timesteps", "agreement_sharpened", "vs_heuristic",
+          "vs_heuristic_low", "vs_heuristic_high", "vs_teacher", "vs_teacher_low", "vs_teacher_high", "seconds"]
 
 
 def visit_and_label(env_name: str, table: dict, policy: Any, teacher: str, labels: int, games: int,
@@ -192,12 +195,18 @@ def distill(game: str, teacher: str = "pimc", iterations: int = 3, labels: int =
             "env_name": env_name, "env_config": table,
             "note": f"expert iteration {k} of {teacher} ({state['command']})"})
         agent = f"ppo:{kept}"
+        agreement_sharpened = float((policy.choose_batch(new["obs"], new["masks"]) == new["actions"]).mean())
+        vs_d = evaluate_against(env_name, table, f"ppo:{distilled}", "heuristic", deals * seats, seed=91_000 + k,
+                                workers=workers)
         vs_h = evaluate_against(env_name, table, agent, "heuristic", deals * seats, seed=91_000 + k, workers=workers)
         vs_t = evaluate_against(env_name, table, agent, teacher, deals * seats, seed=92_000 + k, workers=workers)
         row = {"iteration": k, "labels": len(new["actions"]), "labels_total": len(data["actions"]),
                "label_seconds": round(label_s, 1), "labels_per_second": round(len(new["actions"]) / label_s, 2),
                "agreement_before": round(agreement_before, 4), "agreement_after": round(history[-1]["agreement"], 4),
-               "fit_seconds": round(fit_s, 1), "ppo_minutes": ppo_minutes, "ppo_timesteps": int(steps),
+               "fit_seconds": round(fit_s, 1), "distilled_vs_heuristic": vs_d["mean_reward"],
+               "distilled_vs_heuristic_low": vs_d["reward_low"], "distilled_vs_heuristic_high": vs_d["reward_high"],
+               "ppo_minutes": ppo_minutes, "ppo_timesteps": int(steps),
+               "agreement_sharpened": round(agreement_sharpened, 4),
                "vs_heuristic": vs_h["mean_reward"], "vs_heuristic_low": vs_h["reward_low"],
                "vs_heuristic_high": vs_h["reward_high"], "vs_teacher": vs_t["mean_reward"],
                "vs_teacher_low": vs_t["reward_low"], "vs_teacher_high": vs_t["reward_high"],
@@ -205,8 +214,10 @@ def distill(game: str, teacher: str = "pimc", iterations: int = 3, labels: int =
         _append(run / "iterations.csv", row)
         if progress:
             print(f"{env_name} iteration {k}: {row['labels']} labels at {row['labels_per_second']}/s, agreement "
-                  f"{row['agreement_before']:.1%} -> {row['agreement_after']:.1%}, {steps:,} PPO steps; against the "
-                  f"heuristic {row['vs_heuristic']:+.3f}, against {teacher} {row['vs_teacher']:+.3f}", flush=True)
+                  f"{row['agreement_before']:.1%} -> {row['agreement_after']:.1%} (distilled: against the heuristic "
+                  f"{row['distilled_vs_heuristic']:+.3f}), {steps:,} PPO steps ({row['agreement_sharpened']:.1%}); "
+                  f"against the heuristic {row['vs_heuristic']:+.3f}, against {teacher} {row['vs_teacher']:+.3f}",
+                  flush=True)
         state["past"] = state.get("past", []) + [str(kept)]
         state.update(done=k, policy=str(kept))
         (run / "state.json").write_text(json.dumps(state, indent=1) + "\n")
@@ -240,9 +251,14 @@ def _starting_policy(env_name: str, table: dict, start: str, run: Path, seed: in
 
 
 def _append(path: Path, row: dict) -> None:
+    """One row of the curve; a curve begun with fewer columns (an older run, resumed) keeps its own."""
     new = not path.exists()
+    fields = FIELDS
+    if not new:
+        with path.open(newline="") as f:
+            fields = next(csv.reader(f), None) or FIELDS
     with path.open("a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         if new:
             w.writeheader()
         w.writerow(row)

@@ -43,6 +43,10 @@ def test_an_iteration_distils_sharpens_measures_and_resumes(tmp_path):
     assert [r["iteration"] for r in rows] == ["1"] and int(rows[0]["labels"]) >= 400
     assert 0 <= float(rows[0]["agreement_after"]) <= 1 and int(rows[0]["ppo_timesteps"]) > 0
     assert -1 <= float(rows[0]["vs_heuristic"]) <= 1
+    # the distilled policy (before PPO) is measured on the same deals, so the curve says which step moved it
+    assert -1 <= float(rows[0]["distilled_vs_heuristic_low"]) <= float(rows[0]["distilled_vs_heuristic"]) \
+        <= float(rows[0]["distilled_vs_heuristic_high"]) <= 1
+    assert 0 <= float(rows[0]["agreement_sharpened"]) <= 1
     for name in ("iteration_0.zip", "distilled_1.zip", "iteration_1.zip", "final.zip", "labels.npz"):
         assert (run / name).exists(), name
     state = json.loads((run / "state.json").read_text())
@@ -63,3 +67,15 @@ def test_a_teacher_that_cannot_play_the_table_is_refused_before_any_work(tmp_pat
     with pytest.raises(ValueError, match="iterations"):
         D.distill("golf", iterations=0, out=tmp_path, progress=False)
     assert not any(tmp_path.iterdir())
+
+
+def test_a_curve_begun_with_fewer_columns_keeps_them_when_a_resumed_run_appends(tmp_path):
+    curve = tmp_path / "iterations.csv"
+    curve.write_text("iteration,labels,vs_heuristic\n1,400,0.1\n")
+    D._append(curve, {f: 2 for f in D.FIELDS})
+    rows = list(csv.DictReader(curve.open()))
+    assert list(rows[0]) == ["iteration", "labels", "vs_heuristic"] and rows[1] == {"iteration": "2", "labels": "2",
+                                                                                     "vs_heuristic": "2"}
+    fresh = tmp_path / "fresh.csv"
+    D._append(fresh, {f: 1 for f in D.FIELDS})
+    assert list(csv.DictReader(fresh.open()))[0] == {f: "1" for f in D.FIELDS}
