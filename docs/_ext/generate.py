@@ -563,8 +563,9 @@ def speed_page() -> str:
         idle = min((r["default_vs_idle_before"] for r in d["rows"] if r["load"] == 0 and "default_vs_idle_before" in r),
                    default=None)
         repeats = d.get("repeats", 1)
-        rllib_runs = (f" (RLlib's the median of {d['rllib_repeats']})" if d.get("rllib_repeats", 1) > 1
-                      else " (RLlib's one run)")
+        rllib_repeats = d.get("rllib_repeats", 1)  # results from before RLlib's cells were repeated: one run
+        rllib_runs = ("" if rllib_repeats == repeats or not any(r["what"] == "training.train (RLlib)" for r in users)
+                      else f" (RLlib's the median of {rllib_repeats})" if rllib_repeats > 1 else " (RLlib's one run)")
         low = [f"{SHORT.get(r['what'], r['what']).split(',')[0]} beside {r['load']} busy, {r['default_vs_best_fixed']:.2f}×"
                for r in users if r["default_vs_best_fixed"] < 0.8]
         out += ["## On a busy machine", "",
@@ -575,8 +576,7 @@ def speed_page() -> str:
                 "(the order rotating, so the host's drift and the threads' placements fall on every choice "
                 "alike), a rate being its steps over its time; the users' cells separate runs"
                 + (f", each the median of {repeats}" if repeats > 1 else "")
-                + (rllib_runs if d.get("rllib_repeats", 1) != repeats
-                   and any(r["what"] == "training.train (RLlib)" for r in users) else "")
+                + rllib_runs
                 + "). Beside 0, 1 and 2 busy processes (bounded Python loops, one per "
                 "core), the batched engine at 1024 games and its users, under each thread choice: `default` (what "
                 "card_envs does: beside busy processes at its start, threads that never spin, each batched step on "
