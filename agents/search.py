@@ -552,8 +552,10 @@ class SearchAgent:
         self.rng = np.random.default_rng(seed)
         self._configs: dict[str, dict] = {}
         self._resolved: dict[str, dict[str, Any]] = {}
-        #: the last searched decision: {"ms", "steps", "worlds" or "iterations"}
-        self.last: dict[str, float] = {}
+        #: the last decision: ``ms``, ``steps`` and ``samples`` (worlds or iterations) of its
+        #: search, and ``values``: per action the mean return the search found for it (NaN for an
+        #: action it did not score or an illegal one; all NaN at a forced move, which is not searched)
+        self.last: dict[str, Any] = {}
         #: totals over every searched decision of this agent
         self.stats = {"decisions": 0, "seconds": 0.0, "steps": 0, "samples": 0}
 
@@ -609,19 +611,23 @@ class SearchAgent:
         from card_envs.determinization import observation_vector
 
         x = observation_vector(observation, t.env.observation_layout.size, env_name)
+        values = np.full(len(mask), np.nan)
         if len(legal) == 1:
+            self.last = {"ms": 0.0, "steps": 0, "samples": 0, "values": values}
             return int(legal[0])
         start = time.perf_counter()
-        action, steps, samples = self._search(t, x, mask, legal, start)
+        action, steps, samples, values[legal] = self._search(t, x, mask, legal, start)
         seconds = time.perf_counter() - start
-        self.last = {"ms": 1000 * seconds, "steps": steps, "samples": samples}
+        self.last = {"ms": 1000 * seconds, "steps": steps, "samples": samples, "values": values}
         for k, v in (("decisions", 1), ("seconds", seconds), ("steps", steps), ("samples", samples)):
             self.stats[k] += v
         if not mask[action]:
             raise AssertionError(f"{self.kind} chose illegal action {action}")
         return int(action)
 
-    def _search(self, t: Table, x, mask, legal, start) -> tuple[int, int, int]:
+    def _search(self, t: Table, x, mask, legal, start) -> tuple[int, int, int, np.ndarray]:
+        """``(action, steps, samples, values)``: the move, the steps simulated, the worlds or
+        iterations, and the mean return found for each legal action (in ``legal``'s order)."""
         raise NotImplementedError
 
 
@@ -661,10 +667,11 @@ class PIMCAgent(SearchAgent):
 
     def _search(self, t, x, mask, legal, start):
         returns, steps = self.evaluate(t, x, legal, start)
-        best = int(np.argmax(returns.mean(axis=0)))
+        means = returns.mean(axis=0)
+        best = int(np.argmax(means))
         if self.options["prior"] == "heuristic":
             best = self._keep_prior(returns, best, int(np.searchsorted(legal, t.heuristic_action(x, mask, self.rng))))
-        return int(legal[best]), steps, len(returns)
+        return int(legal[best]), steps, len(returns), means
 
     def _keep_prior(self, returns: np.ndarray, best: int, prior: int) -> int:
         """The column to play when a prior action is given: the best column only when its mean
@@ -689,11 +696,13 @@ class ISMCTSAgent(SearchAgent):
         prior = t.heuristic_action(x, mask, self.rng) if o["prior"] == "heuristic" else None
         root, steps = ismcts_search(t, x, mask, self.rng, o["iterations"], deadline, o["rollout"], o["c"], prior,
                                     o["model"] == "heuristic")
-        visits = [root.children[a].visits if a in root.children else 0 for a in legal.tolist()]
+        children = [root.children.get(a) for a in legal.tolist()]
+        visits = [c.visits if c is not None else 0 for c in children]
         best = int(legal[int(np.argmax(visits))])
         if prior is not None:
             best = keep_prior_unpaired(root, best, prior, o["z"])
-        return best, steps, sum(visits)
+        means = np.array([c.total / c.visits if c is not None and c.visits else np.nan for c in children])
+        return best, steps, sum(visits), means
 
 
 AGENTS = {"pimc": PIMCAgent, "ismcts": ISMCTSAgent}

@@ -75,6 +75,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from card_envs.vector import WAIT
+from training.helpers import agent_worker, searched_values
 from training.single_agent import env_module
 
 SELF = "self"
@@ -245,25 +246,31 @@ class BatchedLearnerView:
             self._players[pid].spec = spec
         return pid
 
-    def teacher_actions(self, pid: int) -> np.ndarray:
+    def teacher_actions(self, pid: int, values: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """(N,) the moves the teacher ``pid`` (:meth:`add_teacher`) makes in every game's learner
         seat now, computed as an opponent's are: a policy's by one batched forward, a shareable
-        agent's (the heuristic) split with the helper processes, any other agent's in turn."""
+        agent's (the heuristic) split with the helper processes, any other agent's in turn.
+
+        ``values=True`` also returns ``(N, num_actions)`` the mean return the teacher's search
+        found for each action (a search agent's ``last["values"]``: NaN for an action it did not
+        score, and everywhere for a forced move or a teacher that does not search)."""
         if self._obs is None:
             raise RuntimeError("reset() needs to be called before teacher_actions()")
         pl = self._players[pid]
         obs, mask = self.venv._obs, self.venv._mask
+        found = np.full(mask.shape, np.nan, dtype=np.float32) if values else None
         if pl.kind == "policy":
-            return pl.policy.choose_batch(obs, mask, pl.deterministic, pl.rng).astype(np.int64)
-        if pl.kind == RANDOM:
-            return self.venv.sample_actions().astype(np.int64)
-        acts = np.empty(self.num_envs, dtype=np.int64)
-        if pl.kind == "rows":
-            pl.rows(self.venv.arrays, self._arange, acts, mask)
-            return acts
-        local, sent = self._send_agent_moves(pid, pl, self._arange, self._seat, obs, mask)
-        self._agent_moves(pid, pl, local, sent, self._seat, obs, mask, acts)
-        return acts
+            acts = pl.policy.choose_batch(obs, mask, pl.deterministic, pl.rng).astype(np.int64)
+        elif pl.kind == RANDOM:
+            acts = self.venv.sample_actions().astype(np.int64)
+        else:
+            acts = np.empty(self.num_envs, dtype=np.int64)
+            if pl.kind == "rows":
+                pl.rows(self.venv.arrays, self._arange, acts, mask)
+            else:
+                local, sent = self._send_agent_moves(pid, pl, self._arange, self._seat, obs, mask, values)
+                self._agent_moves(pid, pl, local, sent, self._seat, obs, mask, acts, values=found)
+        return (acts, found) if values else acts
 
     @property
     def helper_processes(self) -> bool:
@@ -492,14 +499,15 @@ class BatchedLearnerView:
             extra = 0.0
 
     def _send_agent_moves(self, pid: int, pl: _Player, sel: np.ndarray, cur: np.ndarray, obs: np.ndarray,
-                          mask: np.ndarray) -> tuple[np.ndarray, list]:
+                          mask: np.ndarray, values: bool = False) -> tuple[np.ndarray, list]:
         """A shareable agent's moves split with the helper processes (``agent_workers``): their
         shares sent now; returns the rows left to this process and the shares sent.
 
         The split is even, except for an agent whose move is a function of the observation
         (``pure_moves``, the heuristic): whichever process computes a move computes the same one,
         so the helpers' share follows the measured costs, to make both sides finish together
-        (this process also steps the games and the batched opponents meanwhile)."""
+        (this process also steps the games and the batched opponents meanwhile). ``values``: the
+        helpers send back the searches' action values too (:meth:`teacher_actions`)."""
         if pl.spec is None or not self.agent_workers or len(sel) < 8:
             return sel, []
         pipes = self._start_workers()
@@ -509,27 +517,32 @@ class BatchedLearnerView:
         chunks = np.array_split(sel[:cut], k) + [sel[cut:]]
         sent = []
         for pipe, rows in zip(pipes, chunks[:-1]):
-            pipe.send((pl.spec, obs[rows], mask[rows], cur[rows]))
+            pipe.send((pl.spec, obs[rows], mask[rows], cur[rows], values))
             sent.append((pipe, rows))
         return chunks[-1], sent
 
     def _agent_moves(self, pid: int, pl: _Player, local: np.ndarray, sent: list, cur: np.ndarray, obs: np.ndarray,
-                     mask: np.ndarray, acts: np.ndarray, extra: float = 0.0) -> None:
+                     mask: np.ndarray, acts: np.ndarray, extra: float = 0.0, values: np.ndarray | None = None) -> None:
         """An agent's moves, one game at a time, in this process's rows; then the helpers' shares
-        (:meth:`_send_agent_moves`), which they computed meanwhile."""
+        (:meth:`_send_agent_moves`), which they computed meanwhile. ``values``: filled with the
+        searches' action values where the agent reports them (:meth:`teacher_actions`)."""
         agents_, name = self.venv.possible_agents, self.env_name
         agent = pl.agent
         began = time.perf_counter()
         for g in local.tolist():
             acts[g] = agent.act({"observation": obs[g], "action_mask": mask[g]}, agents_[int(cur[g])], name)
+            if values is not None:
+                values[g] = searched_values(agent, mask.shape[1])
         mine = time.perf_counter() - began
         helpers = 0.0
         for pipe, rows in sent:
             result = pipe.recv()
             if isinstance(result, BaseException):
                 raise result
-            out, seconds = result
+            out, found, seconds = result
             acts[rows] = out
+            if values is not None:
+                values[rows] = found
             helpers = max(helpers, seconds / max(1, len(rows)))
         if sent and len(local) and getattr(agent, "pure_moves", False):
             # the share at which both sides would have finished together, smoothed
@@ -547,7 +560,7 @@ class BatchedLearnerView:
             for k in range(self.agent_workers):
                 mine, theirs = ctx.Pipe()
                 seed = int(self._rng.integers(2**31))
-                proc = ctx.Process(target=_agent_worker, args=(theirs, self.env_name, self.env_config, self.num_players, seed), daemon=True)
+                proc = ctx.Process(target=agent_worker, args=(theirs, self.env_name, self.env_config, self.num_players, seed), daemon=True)
                 proc.start()
                 theirs.close()
                 self._workers.append((proc, mine))
@@ -568,32 +581,3 @@ class BatchedLearnerView:
             self.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
-
-
-def _agent_worker(pipe, env_name: str, env_config: dict, num_players: int, seed: int) -> None:
-    """A helper process: builds shareable agents from their specs and plays the moves it is sent."""
-    import agents
-    from agents.base import start_game
-
-    made: dict[str, Any] = {}
-    while True:
-        try:
-            job = pipe.recv()
-        except EOFError:
-            return
-        if job is None:
-            return
-        spec, obs, mask, seats = job
-        try:
-            if spec not in made:
-                made[spec] = agents.load(spec, seed=seed + len(made))
-                for k in range(num_players):
-                    start_game(made[spec], env_name, env_config, f"player_{k}")
-            agent = made[spec]
-            out = np.empty(len(obs), dtype=np.int64)
-            began = time.perf_counter()
-            for i in range(len(obs)):
-                out[i] = agent.act({"observation": obs[i], "action_mask": mask[i]}, f"player_{int(seats[i])}", env_name)
-            pipe.send((out, time.perf_counter() - began))  # the moves, and what they cost here
-        except Exception as exc:  # noqa: BLE001 - sent back and raised in the training process
-            pipe.send(exc)

@@ -2,6 +2,7 @@
 
     python -m training.distill guilders --iterations 3 --labels 6000 --ppo-minutes 8
     python -m training.distill guillotine --teacher "pimc:worlds=32" --start ppo
+    python -m training.distill guillotine --value-weight 0.5 --teacher "pimc:worlds=64"
     python -m training.distill guilders --resume runs/guilders_v0/distill-20261206-101500
 
 Each iteration, on the game's benchmark table (``BENCHMARK_CONFIG``):
@@ -16,7 +17,11 @@ Each iteration, on the game's benchmark table (``BENCHMARK_CONFIG``):
    the teacher's own games.
 3. **Distill.** The policy is fitted to the teacher's choices (cross-entropy) and its value head
    to the returns that followed, as the imitation warm start fits (``training/imitation.py``),
-   over every label gathered so far.
+   over every label gathered so far. With ``--value-weight W`` (above 0) the target of each
+   decision is a distribution instead: ``1 - W`` on the teacher's choice and ``W`` spread over
+   the actions its search scored, as the softmax of their mean returns divided by
+   ``--value-temperature`` (:func:`soft_targets`): where the search found two moves nearly
+   equal, the student is not told that one of them is wrong.
 4. **Sharpen.** PPO trains on from the distilled policy (``init_policy``, its value head fitted to
    its own games first) against the league for ``--ppo-minutes``, with the training harness.
 5. **Measure.** The new policy against the heuristic and the teacher over ``--deals`` duplicate
@@ -53,10 +58,12 @@ FIELDS = ["iteration", "labels", "labels_total", "label_seconds", "labels_per_se
 
 def visit_and_label(env_name: str, table: dict, policy: Any, teacher: str, labels: int, games: int,
                     opponents: list[Any], weights: list[float], seed: int, workers: int,
-                    progress: bool = True) -> dict[str, np.ndarray]:
+                    progress: bool = True, values: bool = False) -> dict[str, np.ndarray]:
     """``labels`` decisions of ``policy`` (sampled) in the learner's seat, each labelled by the
     teacher's choice: ``obs``, ``masks``, ``actions`` (the teacher's), ``played`` (the policy's),
-    ``returns`` (the policy's discounted return from there, gamma 0.99) and ``starts``."""
+    ``returns`` (the policy's discounted return from there, gamma 0.99) and ``starts``; with
+    ``values``, also ``values``: the mean return the teacher's search found for each action (NaN
+    where it scored none)."""
     from training.batched import BatchedLearnerView
     from training.imitation import _bar, in_game_order
 
@@ -66,7 +73,8 @@ def visit_and_label(env_name: str, table: dict, policy: Any, teacher: str, label
     rng = np.random.default_rng(seed)
     n = view.num_envs
     game = np.arange(n)
-    parts: dict[str, list] = {k: [] for k in ("game", "obs", "masks", "actions", "played", "rewards")}
+    parts: dict[str, list] = {k: [] for k in ("game", "obs", "masks", "actions", "played", "rewards")
+                              + (("values",) if values else ())}
     recording = np.ones(n, dtype=bool)
     gathered = 0
     bar = _bar(progress, labels, f"{env_name}: {teacher}'s labels")
@@ -75,7 +83,11 @@ def visit_and_label(env_name: str, table: dict, policy: Any, teacher: str, label
         while recording.any():
             masks = view.action_masks()
             rows = np.flatnonzero(recording)
-            taught = view.teacher_actions(tid)
+            if values:
+                taught, found = view.teacher_actions(tid, values=True)
+                parts["values"].append(found[rows])
+            else:
+                taught = view.teacher_actions(tid)
             played = policy.choose_batch(obs, masks, False, rng).astype(np.int64)
             parts["game"].append(game[rows])
             parts["obs"].append(obs[rows].copy())
@@ -99,6 +111,24 @@ def visit_and_label(env_name: str, table: dict, policy: Any, teacher: str, label
     return in_game_order(games, parts, rewards, 0.99)
 
 
+def soft_targets(actions: np.ndarray, masks: np.ndarray, values: np.ndarray, weight: float,
+                 temperature: float) -> np.ndarray:
+    """``(N, num_actions)`` each decision's target distribution: ``1 - weight`` on the teacher's
+    choice (``actions``), ``weight`` as the softmax of ``values / temperature`` over the legal
+    actions the search scored (finite values). A decision with fewer than two scored actions
+    (a forced move, a teacher that reports no values) keeps its whole weight on the choice."""
+    n, k = masks.shape
+    out = np.zeros((n, k), dtype=np.float32)
+    out[np.arange(n), actions] = 1.0
+    scored = np.isfinite(values) & masks.astype(bool)
+    rows = scored.sum(axis=1) >= 2
+    if weight > 0 and rows.any():
+        v = np.where(scored[rows], values[rows] / temperature, -np.inf)
+        e = np.exp(v - v.max(axis=1, keepdims=True))
+        out[rows] = (1.0 - weight) * out[rows] + weight * e / e.sum(axis=1, keepdims=True)
+    return out
+
+
 def _merge(old: dict | None, new: dict) -> dict:
     if old is None:
         return new
@@ -108,20 +138,15 @@ def _merge(old: dict | None, new: dict) -> dict:
 def distill(game: str, teacher: str = "pimc", iterations: int = 3, labels: int = 6000, ppo_minutes: float = 8.0,
             start: str = "heuristic", games: int = 64, deals: int = 300, out: str | Path = "runs",
             name: str | None = None, resume: str | Path | None = None, seed: int = 0, workers: int | None = None,
-            progress: bool = True) -> Path:
+            progress: bool = True, value_weight: float = 0.0, value_temperature: float = 0.1) -> Path:
     """Expert iteration (see the module docstring); returns the run folder."""
-    import torch.nn as nn
-    from sb3_contrib import MaskablePPO
-
     import card_envs
-    from agents.ppo import MaskedPolicy, PPOAgent, copy_actor, load_policy, write_policy_file
+    from agents.ppo import PPOAgent, load_policy, write_policy_file
     from card_envs.cli import game_name
     from training.benchmark import TABLES
     from training.evaluate import evaluate_against
     from training.exploit import check_target
-    from training.imitation import fit
     from training.sb3_backend import train
-    from training.single_agent import SingleAgentEnv
 
     workers = min(2, os.cpu_count() or 1) if workers is None else int(workers)
     if resume is not None:
@@ -130,6 +155,7 @@ def distill(game: str, teacher: str = "pimc", iterations: int = 3, labels: int =
         env_name, teacher, table = state["env_name"], state["teacher"], state["table"]
         iterations, labels, ppo_minutes, games, deals, seed = (state[k] for k in (
             "iterations", "labels", "ppo_minutes", "games", "deals", "seed"))
+        value_weight, value_temperature = state.get("value_weight", 0.0), state.get("value_temperature", 0.1)
     else:
         env_name = game_name(game)
         table = dict(TABLES[env_name])
@@ -138,12 +164,17 @@ def distill(game: str, teacher: str = "pimc", iterations: int = 3, labels: int =
                 raise ValueError(f"{what} must be a whole number >= 1, got {value!r}")
         if not ppo_minutes >= 0:
             raise ValueError(f"ppo_minutes must be >= 0, got {ppo_minutes!r}")
+        if not 0 <= value_weight <= 1:
+            raise ValueError(f"value_weight must be between 0 and 1 (0: the teacher's choices only), got {value_weight!r}")
+        if not value_temperature > 0:
+            raise ValueError(f"value_temperature must be > 0, got {value_temperature!r}")
         check_target(teacher, env_name, table)  # the teacher must play the table, before any work
         run = Path(out) / env_name / (name or f"distill-{time.strftime('%Y%m%d-%H%M%S')}")
         run.mkdir(parents=True, exist_ok=False)
         state = {"env_name": env_name, "teacher": teacher, "table": table, "iterations": iterations,
                  "labels": labels, "ppo_minutes": ppo_minutes, "games": games, "deals": deals, "seed": seed,
-                 "start": start, "done": 0, "policy": None,
+                 "start": start, "done": 0, "policy": None, "value_weight": value_weight,
+                 "value_temperature": value_temperature,
                  "command": "python -m training.distill " + " ".join(sys.argv[1:])}
         state["policy"] = str(_starting_policy(env_name, table, start, run, seed, progress))
         (run / "state.json").write_text(json.dumps(state, indent=1) + "\n")
@@ -158,24 +189,20 @@ def distill(game: str, teacher: str = "pimc", iterations: int = 3, labels: int =
                                            for i, p in enumerate(state.get("past", []))][-3:]
         weights = LEAGUE_WEIGHTS[:2] + [LEAGUE_WEIGHTS[2]] * (len(league) - 2)
         new = visit_and_label(env_name, table, policy, teacher, labels, games, league, weights,
-                              seed=seed + 1000 * k, workers=workers, progress=progress)
+                              seed=seed + 1000 * k, workers=workers, progress=progress, values=value_weight > 0)
         label_s = time.monotonic() - began
         data = _merge(data, new)
+        data.pop("targets", None)  # computed afresh for the fit from the values kept
         np.savez_compressed(run / "labels.npz", **data)
-        # distil: the current actor in a fresh network, fitted to every label gathered so far
-        env = SingleAgentEnv(env_name, table)
-        sizes = [w.shape[1] for w, _ in policy.layers]
-        model = MaskablePPO("MlpPolicy", env, n_steps=64, device="cpu", seed=seed + k,
-                            policy_kwargs={"net_arch": sizes, "activation_fn": getattr(nn, policy.activation)})
-        copy_actor(policy, model.policy)
         agreement_before = float((policy.choose_batch(new["obs"], new["masks"]) == new["actions"]).mean())
         fitted = time.monotonic()
-        history = fit(model.policy, data, epochs=4, batch_size=512, learning_rate=5e-4, vf_coef=0.5,
-                      seed=seed + k, progress=progress)
+        if value_weight > 0:
+            data["targets"] = soft_targets(data["actions"], data["masks"], data["values"], value_weight,
+                                           value_temperature)
+        distilled, history = _distil(policy, data, env_name, table, run / f"distilled_{k}.zip",
+                                     f"iteration {k}: {teacher}'s labels distilled", seed + k, progress)
         fit_s = time.monotonic() - fitted
-        distilled = write_policy_file(run / f"distilled_{k}.zip", MaskedPolicy.from_sb3(model.policy),
-                                      {"env_name": env_name, "env_config": table,
-                                       "note": f"iteration {k}: {teacher}'s labels distilled"})
+        sizes = [w.shape[1] for w, _ in policy.layers]
         # sharpen: PPO from the distilled policy against the league
         steps = 0
         current = distilled
@@ -224,6 +251,28 @@ def distill(game: str, teacher: str = "pimc", iterations: int = 3, labels: int =
     write_policy_file(run / "final.zip", policy, {**meta, "env_name": env_name, "env_config": table,
                                                   "note": f"expert iteration of {teacher}, {iterations} iterations"})
     return run
+
+
+def _distil(policy: Any, data: dict, env_name: str, table: dict, path: Path, note: str, seed: int,
+            progress: bool) -> tuple[Path, list[dict]]:
+    """``policy``'s actor in a fresh network of its shape, fitted to every label in ``data``
+    (``targets`` where given, else the teacher's ``actions``); written to ``path``. Returns the
+    path and the fit's history."""
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import MaskedPolicy, copy_actor, write_policy_file
+    from training.imitation import fit
+    from training.single_agent import SingleAgentEnv
+
+    sizes = [w.shape[1] for w, _ in policy.layers]
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv(env_name, table), n_steps=64, device="cpu", seed=seed,
+                        policy_kwargs={"net_arch": sizes, "activation_fn": getattr(nn, policy.activation)})
+    copy_actor(policy, model.policy)
+    history = fit(model.policy, data, epochs=4, batch_size=512, learning_rate=5e-4, vf_coef=0.5, seed=seed,
+                  progress=progress)
+    return write_policy_file(path, MaskedPolicy.from_sb3(model.policy),
+                             {"env_name": env_name, "env_config": table, "note": note}), history
 
 
 def _starting_policy(env_name: str, table: dict, start: str, run: Path, seed: int, progress: bool) -> Path:
@@ -277,6 +326,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=64, help="games played at a time while labelling")
     ap.add_argument("--deals", type=int, default=300, help="duplicate deals of each iteration's measurement")
     ap.add_argument("--workers", type=int, help="processes computing the teacher's moves (default: 2)")
+    ap.add_argument("--value-weight", type=float, default=0.0,
+                    help="the share of each target spread by the search's action values (0: its choices only)")
+    ap.add_argument("--value-temperature", type=float, default=0.1,
+                    help="the softmax temperature of the action values, in reward units (default 0.1)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs")
     ap.add_argument("--name")
@@ -288,7 +341,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         run = distill(args.game, args.teacher, args.iterations, args.labels, args.ppo_minutes, args.start,
                       args.games, args.deals, args.out, args.name, args.resume, args.seed, args.workers,
-                      not args.no_progress)
+                      not args.no_progress, args.value_weight, args.value_temperature)
     except cli.USER_ERRORS as e:
         return cli.report(e)
     print(f"distilled policy: {run / 'final.zip'} (curve: {run / 'iterations.csv'})")

@@ -149,7 +149,10 @@ def fit(policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int, 
         vf_coef: float, seed: int, progress: bool = True, threads: Any = None) -> list[dict[str, float]]:
     """Behaviour cloning and value regression of a MaskablePPO policy on ``data``
     (:func:`teacher_games`); returns per epoch the mean losses and how often the policy's most
-    likely action is the teacher's (``agreement``). With ``threads`` (a
+    likely action is the teacher's (``agreement``). Where ``data`` holds ``targets`` (a
+    distribution over the actions per decision: a search teacher's values, ``training/distill.py``)
+    the policy is fitted to those (cross-entropy with the distribution) instead of to ``actions``,
+    which still measure the agreement. With ``threads`` (a
     :class:`training.threads.AdaptiveThreads`), torch's threads follow the machine's load as the
     PPO update's do: every :data:`THREADS_EVERY` minibatches take the cores other processes left
     free during the ones before (two fits side by side on two cores otherwise each run two threads
@@ -161,6 +164,7 @@ def fit(policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int, 
     masks = torch.as_tensor(data["masks"])
     actions = torch.as_tensor(data["actions"])
     returns = torch.as_tensor(data["returns"])
+    targets = torch.as_tensor(data["targets"], dtype=torch.float32) if "targets" in data else None
     m = len(actions)
     opt = policy.optimizer
     for group in opt.param_groups:
@@ -176,8 +180,13 @@ def fit(policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int, 
                 threads.end()
                 torch.set_num_threads(threads.begin())
             idx = order[lo: lo + int(batch_size)]
-            values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
-            bc = -log_prob.mean()
+            if targets is None:
+                values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
+                bc = -log_prob.mean()
+            else:  # the masked log-probabilities (illegal actions far below, where every target is 0)
+                dist = policy.get_distribution(obs[idx], action_masks=masks[idx].numpy())
+                values = policy.predict_values(obs[idx])
+                bc = -(targets[idx] * dist.distribution.logits).sum(dim=1).mean()
             vf = F.mse_loss(values.flatten(), returns[idx])
             loss = bc + vf_coef * vf
             opt.zero_grad()

@@ -202,13 +202,17 @@ def test_the_choice_does_not_change_when_only_hidden_cards_change(name):
     for env, agent, obs in decisions(name, config, seed=2, every=3, limit=3):
         seat = env.possible_agents.index(agent)
         original = env.game_state
-        firsts = [ready(spec, name, config, seed=5).act(obs, agent, name) for spec in fast(name).values()]
+        def searched(observation):  # each fast spec's choice and the action values its search found
+            players = [ready(spec, name, config, seed=5) for spec in fast(name).values()]
+            return [(p.act(observation, agent, name), p.last["values"].tobytes()) for p in players]
+
+        firsts = searched(obs)
         env.game_state = resample_hidden(rules, original, seat, rng)
         env._mask = None
         again = env.observe(agent)
         assert again["observation"].tobytes() == obs["observation"].tobytes()
         changed += rules.zones(env.game_state) != rules.zones(original)  # the hidden cards did move
-        assert [ready(spec, name, config, seed=5).act(again, agent, name) for spec in fast(name).values()] == firsts
+        assert searched(again) == firsts
         env.game_state = original
         env._mask = None
     assert changed > 0, "the control: resample_hidden changed nothing, so the test proved nothing"
@@ -228,6 +232,26 @@ def test_budgets_in_worlds_and_iterations_are_exact_and_milliseconds_are_kept():
         player.act(obs, agent, name)
         assert player.last["samples"] >= 1
         assert player.last["ms"] < 40 * 2.5 + 30, f"{spec} took {player.last['ms']:.0f} ms"
+
+
+def test_a_decision_reports_the_mean_return_its_search_found_for_each_action():
+    """``last["values"]``: PIMC scores every legal action (its choice the best mean without a
+    prior), ISMCTS each action it visited; illegal actions and a forced move have none (NaN)."""
+    name, config = "golf_v0", table_of("golf_v0")
+    for env, agent, obs in decisions(name, config, seed=6, limit=3):
+        mask = obs["action_mask"].astype(bool)
+        pimc = ready("pimc:worlds=6,prior=none,rollout=random", name, config, seed=1)
+        choice = pimc.act(obs, agent, name)
+        values = pimc.last["values"]
+        assert values.shape == mask.shape and np.isfinite(values[mask]).all() and np.isnan(values[~mask]).all()
+        assert (-1 <= values[mask]).all() and (values[mask] <= 1).all()  # rank rewards
+        assert choice == int(np.nanargmax(values))
+        ismcts = ready("ismcts:iterations=40,prior=none,rollout=random", name, config, seed=1)
+        choice = ismcts.act(obs, agent, name)
+        values = ismcts.last["values"]
+        assert np.isnan(values[~mask]).all() and np.isfinite(values[choice])
+    forced = dict(obs, action_mask=np.eye(len(mask), dtype=np.int8)[choice])
+    assert pimc.act(forced, agent, name) == choice and np.isnan(pimc.last["values"]).all()
 
 
 # ----------------------------------------------------------------------- determinism

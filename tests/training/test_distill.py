@@ -79,3 +79,88 @@ def test_a_curve_begun_with_fewer_columns_keeps_them_when_a_resumed_run_appends(
     fresh = tmp_path / "fresh.csv"
     D._append(fresh, {f: 1 for f in D.FIELDS})
     assert list(csv.DictReader(fresh.open()))[0] == {f: "1" for f in D.FIELDS}
+
+
+def test_a_searching_teacher_labels_each_decision_with_its_action_values_in_this_process_and_in_helpers():
+    policy, _ = load_policy(D.Path(__file__).resolve().parents[2] / "agents" / "pretrained" / "golf_v0.zip")
+    teacher = "pimc:worlds=3,prior=none,rollout=random"
+    for workers in (1, 2):  # 2: a helper process computes a share of the moves and sends their values back
+        data = D.visit_and_label("golf_v0", {"num_players": 2, "num_rounds": 1}, policy, teacher, labels=60,
+                                 games=16, opponents=["random"], weights=[1.0], seed=5, workers=workers,
+                                 progress=False, values=True)
+        m, masks, values = len(data["actions"]), data["masks"].astype(bool), data["values"]
+        assert values.shape == masks.shape and np.isnan(values[~masks]).all()
+        searched = masks.sum(axis=1) >= 2
+        assert searched.sum() > 20 and np.isfinite(values[searched][masks[searched]]).all()
+        assert np.isnan(values[~searched]).all()  # a forced move is not searched
+        # without a prior, PIMC's choice is the action of the best mean
+        chosen = values[np.arange(m), data["actions"]]
+        assert np.array_equal(chosen[searched], np.nanmax(values[searched], axis=1))
+
+
+def test_soft_targets_put_the_weight_on_the_choice_and_spread_the_rest_by_the_values():
+    masks = np.array([[1, 1, 0, 1], [0, 1, 0, 0], [1, 1, 1, 0]], dtype=np.int8)
+    values = np.array([[0.5, 0.4, np.nan, -1.0], [np.nan, 0.2, np.nan, np.nan], [np.nan, np.nan, 0.1, np.nan]])
+    actions = np.array([0, 1, 2])
+    hard = D.soft_targets(actions, masks, values, 0.0, 0.1)
+    assert np.array_equal(hard, np.eye(4, dtype=np.float32)[actions])
+    soft = D.soft_targets(actions, masks, values, 0.5, 0.1)
+    assert np.allclose(soft.sum(axis=1), 1) and (soft[masks == 0] == 0).all()
+    e = np.exp(np.array([0.5, 0.4, -1.0]) / 0.1)
+    assert np.allclose(soft[0, [0, 1, 3]], 0.5 * np.array([1, 0, 0]) + 0.5 * e / e.sum(), atol=1e-6)
+    # fewer than two scored actions (a forced move, a single scored one): the choice alone
+    assert np.array_equal(soft[1:], hard[1:])
+    # a cooler softmax approaches the best mean; a hotter one spreads evenly over the scored actions
+    assert D.soft_targets(actions, masks, values, 1.0, 1e-3)[0, 0] > 0.99
+    assert np.allclose(D.soft_targets(actions, masks, values, 1.0, 1e3)[0, [0, 1, 3]], 1 / 3, atol=1e-3)
+
+
+def test_the_fit_follows_soft_targets_where_they_are_given():
+    import torch
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+
+    from training.imitation import fit
+    from training.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv("golf_v0", {"num_players": 2, "num_rounds": 1})
+    rng = np.random.default_rng(0)
+    n, k = 512, env.action_space.n
+    obs = rng.random((n, env.observation_space.shape[0]), dtype=np.float32)
+    masks = np.zeros((n, k), dtype=bool)
+    masks[:, :3] = True
+    targets = np.tile(np.array([0.6, 0.3, 0.1] + [0.0] * (k - 3), dtype=np.float32), (n, 1))
+    data = {"obs": obs, "masks": masks, "actions": np.zeros(n, dtype=np.int64), "returns": np.zeros(n, np.float32),
+            "targets": targets}
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, device="cpu", seed=0,
+                        policy_kwargs={"net_arch": [32], "activation_fn": nn.Tanh})
+    fit(model.policy, data, epochs=30, batch_size=128, learning_rate=3e-3, vf_coef=0.5, seed=0, progress=False)
+    with torch.no_grad():
+        probs = model.policy.get_distribution(torch.as_tensor(obs[:64]), action_masks=masks[:64]).distribution.probs
+    # the distribution is learned, not only its argmax (a hard label would push the first towards 1)
+    assert np.allclose(probs.mean(dim=0).numpy()[:3], [0.6, 0.3, 0.1], atol=0.05)
+
+
+def test_a_value_weight_outside_zero_to_one_or_a_temperature_not_above_zero_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="value_weight must be between 0 and 1"):
+        D.distill("golf", value_weight=1.5, out=tmp_path, progress=False)
+    with pytest.raises(ValueError, match="value_temperature must be > 0"):
+        D.distill("golf", value_weight=0.5, value_temperature=0, out=tmp_path, progress=False)
+    assert not any(tmp_path.iterdir())
+
+
+def test_an_iteration_on_soft_targets_keeps_the_values_and_resumes_with_its_weight(tmp_path):
+    teacher = "pimc:worlds=2,prior=none,rollout=random"
+    run = D.distill("golf", teacher=teacher, iterations=1, labels=120, ppo_minutes=0, start="ppo", games=16,
+                    deals=2, out=tmp_path, name="soft", progress=False, workers=1, value_weight=0.5,
+                    value_temperature=0.2)
+    state = json.loads((run / "state.json").read_text())
+    assert (state["value_weight"], state["value_temperature"]) == (0.5, 0.2)
+    labels = np.load(run / "labels.npz")
+    assert "values" in labels and "targets" not in labels and np.isfinite(labels["values"]).any()
+    assert 0 <= float(list(csv.DictReader((run / "iterations.csv").open()))[0]["agreement_after"]) <= 1
+    state["iterations"] = 2
+    (run / "state.json").write_text(json.dumps(state))
+    D.distill(None, resume=run, progress=False, workers=1)
+    labels = np.load(run / "labels.npz")
+    assert len(labels["values"]) == len(labels["actions"]) > 240  # both iterations' values kept, in step
