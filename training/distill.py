@@ -142,6 +142,7 @@ def distill(game: str, teacher: str = "pimc", iterations: int = 3, labels: int =
     """Expert iteration (see the module docstring); returns the run folder."""
     import card_envs
     from agents.ppo import PPOAgent, load_policy, write_policy_file
+    from agents.search import KINDS as SEARCH_KINDS
     from card_envs.cli import game_name
     from training.benchmark import TABLES
     from training.evaluate import evaluate_against
@@ -168,6 +169,9 @@ def distill(game: str, teacher: str = "pimc", iterations: int = 3, labels: int =
             raise ValueError(f"value_weight must be between 0 and 1 (0: the teacher's choices only), got {value_weight!r}")
         if not value_temperature > 0:
             raise ValueError(f"value_temperature must be > 0, got {value_temperature!r}")
+        if value_weight > 0 and teacher.split(":")[0] not in SEARCH_KINDS:
+            raise ValueError(f"value_weight needs a search teacher ({' or '.join(SEARCH_KINDS)}: their moves come with "
+                             f"action values), got {teacher!r}")
         check_target(teacher, env_name, table)  # the teacher must play the table, before any work
         run = Path(out) / env_name / (name or f"distill-{time.strftime('%Y%m%d-%H%M%S')}")
         run.mkdir(parents=True, exist_ok=False)

@@ -141,11 +141,13 @@ def test_the_fit_follows_soft_targets_where_they_are_given():
     assert np.allclose(probs.mean(dim=0).numpy()[:3], [0.6, 0.3, 0.1], atol=0.05)
 
 
-def test_a_value_weight_outside_zero_to_one_or_a_temperature_not_above_zero_is_refused(tmp_path):
+def test_a_value_weight_without_a_search_teacher_or_outside_zero_to_one_or_a_temperature_not_above_zero_is_refused(tmp_path):
     with pytest.raises(ValueError, match="value_weight must be between 0 and 1"):
         D.distill("golf", value_weight=1.5, out=tmp_path, progress=False)
     with pytest.raises(ValueError, match="value_temperature must be > 0"):
         D.distill("golf", value_weight=0.5, value_temperature=0, out=tmp_path, progress=False)
+    with pytest.raises(ValueError, match="value_weight needs a search teacher"):
+        D.distill("golf", teacher="heuristic", value_weight=0.5, out=tmp_path, progress=False)
     assert not any(tmp_path.iterdir())
 
 
