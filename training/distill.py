@@ -196,7 +196,6 @@ def distill(game: str, teacher: str = "pimc", iterations: int = 3, labels: int =
                               seed=seed + 1000 * k, workers=workers, progress=progress, values=value_weight > 0)
         label_s = time.monotonic() - began
         data = _merge(data, new)
-        data.pop("targets", None)  # computed afresh for the fit from the values kept
         np.savez_compressed(run / "labels.npz", **data)
         agreement_before = float((policy.choose_batch(new["obs"], new["masks"]) == new["actions"]).mean())
         fitted = time.monotonic()
