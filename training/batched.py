@@ -26,7 +26,9 @@ on scripted games (``tests/training/test_batched.py``).
 ``(seat_offset + i) % num_players`` and moves one seat on with every new game; or a fixed seat.
 
 **Opponents** are drawn for each seat of each new game from ``opponents`` (agent specs, Agent
-objects, ``"self"``) with ``opponent_weights``, and act in batch, every move of every game at once:
+objects, ``"self"``) with ``opponent_weights`` (``opponent_seating="mixed"``), or once per game for
+every other seat (``"field"``: the learner against copies of one opponent, as the evaluation and the
+benchmark protocol seat it), and act in batch, every move of every game at once:
 
 - ``"random"``: the engine's own masked sampler (``vector_env.sample_actions``, compiled);
 - frozen past selves (``"self"``: the last ``pool_size`` snapshots of :meth:`add_snapshot`,
@@ -76,6 +78,7 @@ import numpy as np
 
 from card_envs.vector import WAIT
 from training.helpers import agent_worker, searched_values
+from training.opponents import MIXED, check_opponent_seating
 from training.single_agent import env_module
 
 SELF = "self"
@@ -131,6 +134,7 @@ class BatchedLearnerView:
         seed: int | None = None,
         agent_workers: int = 0,
         compiled_agents: bool = True,
+        opponent_seating: str = MIXED,
     ):
         module = env_module(env_name)
         self.env_config = dict(env_config or {})
@@ -143,6 +147,7 @@ class BatchedLearnerView:
         if learner_seat != "rotate" and not (isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < p):
             raise ValueError(f"learner_seat must be 'rotate' or a seat in 0..{p - 1}, got {learner_seat!r}")
         self.learner_seat = learner_seat
+        self.opponent_seating = check_opponent_seating(opponent_seating)
         self.seat_offset = int(seat_offset)
         self.pool_size = int(pool_size)
         self.self_deterministic = bool(self_deterministic)
@@ -290,12 +295,14 @@ class BatchedLearnerView:
         if w.sum() <= 0:  # only "self" and no snapshot yet: random meanwhile
             drawn = np.zeros((k, p), dtype=np.int64)
         else:
-            entries = self._rng.choice(len(self._pool), size=(k, p), p=w / w.sum())
+            size = (k, p) if self.opponent_seating == MIXED else (k, 1)  # "field": one draw for the table
+            entries = self._rng.choice(len(self._pool), size=size, p=w / w.sum())
             drawn = np.asarray(self._pool, dtype=np.int64)[entries]
             selfs = drawn < 0
             if selfs.any():
                 pick = self._rng.integers(len(self._snapshots), size=int(selfs.sum()))
                 drawn[selfs] = np.asarray(self._snapshots, dtype=np.int64)[pick]
+            drawn = np.repeat(drawn, p // size[1], axis=1)
         drawn[np.arange(k), self._seat[rows]] = -1
         self._opp[rows] = drawn
 

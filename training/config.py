@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from training.opponents import parse_opponents
+from training.opponents import MIXED, check_opponent_seating, parse_opponents
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 #: keys of a run's config.json that are the run's history, not its configuration
@@ -192,6 +192,7 @@ def check_config(cfg: dict, defaults: dict) -> None:
         if bad:
             raise ValueError(f"unknown key(s) {bad} in {section!r}; keys: {sorted(defaults[section])}")
     check_imitation(cfg.get("imitation", defaults["imitation"]))
+    check_opponent_seating(cfg.get("opponent_seating", MIXED))
     init = cfg.get("init_policy")
     if init is not None and not (isinstance(init, str) and init.strip()):
         raise ValueError(f"init_policy is a policy file's path (or null), got {init!r}")

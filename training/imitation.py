@@ -62,6 +62,7 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
     learner's seat). The bookkeeping is in whole arrays, a step of every game at a time."""
     from training.batched import SELF, BatchedLearnerView
     from training.config import train_env_config
+    from training.opponents import MIXED
 
     spec = cfg["imitation"]["teacher"]
     weights = cfg.get("opponent_weights")
@@ -69,7 +70,8 @@ def teacher_games(cfg: dict, pool: list[str], decisions: int, seed: int, progres
     pairs = [(o, w) for o, w in pairs if o != SELF] or [("random", 1.0)]
     view = BatchedLearnerView(cfg["env_name"], train_env_config(cfg), int(cfg["n_envs"]), [o for o, _ in pairs],
                               opponent_weights=[w for _, w in pairs], seed=seed,
-                              agent_workers=max(0, int(cfg.get("workers") or 1) - 1))
+                              agent_workers=max(0, int(cfg.get("workers") or 1) - 1),
+                              opponent_seating=cfg.get("opponent_seating", MIXED))
     teacher = view.add_teacher(spec)
     n = view.num_envs
     game = np.arange(n)  # each row's game, numbered in the order games began

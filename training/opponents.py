@@ -5,6 +5,19 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
+#: how a new game's opponent seats are filled from the pool: each seat drawn on its own ("mixed"),
+#: or one draw for every other seat ("field": the learner against copies of one opponent, the
+#: seating of the evaluation and the benchmark protocol; the same in a two-player game)
+MIXED, FIELD = "mixed", "field"
+OPPONENT_SEATINGS = (MIXED, FIELD)
+
+
+def check_opponent_seating(value: str) -> str:
+    """``value`` if it is one of :data:`OPPONENT_SEATINGS`, else a ValueError naming them."""
+    if value not in OPPONENT_SEATINGS:
+        raise ValueError(f"opponent_seating must be one of {', '.join(map(repr, OPPONENT_SEATINGS))}, got {value!r}")
+    return value
+
 
 def parse_opponents(text: str | Sequence[str] | None) -> list[str] | None:
     """``"random,ppo:RUN,any_table,self"`` -> ``["random", "ppo:RUN,any_table", "self"]`` (a spec keeps its flags)."""

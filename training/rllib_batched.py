@@ -54,7 +54,7 @@ class BatchedVectorEnv(_vector_env_base()):
     """``num_envs`` games of one table, the learner in one seat of each, as a gymnasium
     ``VectorEnv`` with next-step autoreset (see the module docstring). ``config``: ``env_name``,
     ``env_config`` (the table), ``num_envs``, and the view's ``opponents``, ``opponent_weights``,
-    ``pool_size``, ``self_deterministic``, ``seed``, ``seat_offset``."""
+    ``pool_size``, ``self_deterministic``, ``seed``, ``seat_offset``, ``opponent_seating``."""
 
     def __init__(self, config: dict[str, Any]):
         import gymnasium as gym
@@ -65,7 +65,7 @@ class BatchedVectorEnv(_vector_env_base()):
 
         config = dict(config)
         known = {"env_name", "env_config", "num_envs", "opponents", "opponent_weights", "pool_size",
-                 "self_deterministic", "seed", "seat_offset", "learner_seat"}
+                 "self_deterministic", "seed", "seat_offset", "learner_seat", "opponent_seating"}
         unknown = sorted(set(config) - known)
         if unknown:
             raise ValueError(f"unknown key(s) {unknown} for BatchedVectorEnv; keys: {sorted(known)}")
@@ -76,7 +76,7 @@ class BatchedVectorEnv(_vector_env_base()):
             opponents=config.get("opponents") or ["random"], opponent_weights=config.get("opponent_weights"),
             learner_seat=config.get("learner_seat", "rotate"), seat_offset=int(config.get("seat_offset", 0)),
             pool_size=int(config.get("pool_size", 5)), self_deterministic=bool(config.get("self_deterministic", False)),
-            seed=config.get("seed"))
+            seed=config.get("seed"), opponent_seating=config.get("opponent_seating", "mixed"))
         v = self.view
         self.num_envs = n = v.num_envs
         self.env_name = v.env_name

@@ -105,7 +105,7 @@ def build_config(cfg: dict, num_cpus: float | None = None):
     register_env("card_envs", env_creator)
     env_name, env_config, rl = cfg["env_name"], train_env_config(cfg), cfg["rllib"]
     probe = env_class()({"env_name": env_name, "env_config": env_config})
-    from training.opponents import opponent_pool
+    from training.opponents import FIELD, MIXED, opponent_pool
 
     pool, weights = opponent_pool(cfg, kinds=("random", "heuristic", "self", "ppo", "rllib"))
     snaps = snapshot_ids(cfg["selfplay"]["pool_size"])
@@ -130,7 +130,8 @@ def build_config(cfg: dict, num_cpus: float | None = None):
     if num_cpus is not None and n_runners > 0:
         cpus_per_runner = min(1.0, float(num_cpus) / n_runners)
     batch = rl["train_batch_size"] or int(ppo.get("n_steps", 2048)) * int(cfg.get("n_envs", 1))
-    mapping = SeatMapping(probe.possible_agents, pool, weights, rl["shared_seats_prob"], len(snaps))
+    mapping = SeatMapping(probe.possible_agents, pool, weights, rl["shared_seats_prob"], len(snaps),
+                          field=cfg.get("opponent_seating", MIXED) == FIELD)
     training = _ppo_training(cfg, batch)
     config = (
         PPOConfig()
@@ -223,7 +224,7 @@ def _batched_config(cfg: dict, num_cpus: float | None):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from training.opponents import opponent_pool
+    from training.opponents import MIXED, opponent_pool
     from training.rllib_runner import BatchedEnvRunner, EpisodesToTrainBatch
 
     rl = cfg["rllib"]
@@ -237,7 +238,8 @@ def _batched_config(cfg: dict, num_cpus: float | None):
         raise ValueError(f"{e} (the batched engine plays these in batch; rllib.engine=aec seats any agent)") from None
     env_config = {"env_name": cfg["env_name"], "env_config": train_env_config(cfg), "opponents": list(pool),
                   "opponent_weights": None if weights is None else list(weights),
-                  "pool_size": int(cfg["selfplay"]["pool_size"])}
+                  "pool_size": int(cfg["selfplay"]["pool_size"]),
+                  "opponent_seating": cfg.get("opponent_seating", MIXED)}
     n_runners = int(rl["num_env_runners"])
     cpus_per_runner = 1.0
     if num_cpus is not None and n_runners > 0:

@@ -7,7 +7,7 @@ mapping (:func:`seat_modules`):
   one random seat is ``main``'s, and with probability ``rllib.shared_seats_prob`` every seat is
   (pure self-play, all seats' experience trains the same network);
 - the other seats draw from the opponent pool of the config (``opponents``, weighted by
-  ``opponent_weights``): ``"self"`` is a frozen snapshot of ``main`` — ``selfplay.pool_size``
+  ``opponent_weights``; each seat on its own, or one draw for all with ``opponent_seating="field"``): ``"self"`` is a frozen snapshot of ``main`` — ``selfplay.pool_size``
   slots ``snapshot_0..k``, all a copy of the starting network at first, one overwritten by the
   current ``main`` every ``selfplay.snapshot_every`` learner steps (round robin, so the last
   ``pool_size`` snapshots); ``"random"``, ``"heuristic"``, ``"ppo:PATH"``, ``"rllib:PATH"``
@@ -104,11 +104,12 @@ def snapshot_ids(pool_size: int) -> list[str]:
 
 
 def seat_modules(episode_id: str, num_seats: int, pool: Sequence[str], weights: Sequence[float] | None,
-                 shared_prob: float, num_snapshots: int) -> list[str]:
+                 shared_prob: float, num_snapshots: int, field: bool = False) -> list[str]:
     """The module of every seat for one episode, a pure function of the episode's id.
 
     One seat (uniform) is ``main``'s; with probability ``shared_prob`` all are. Every other seat
-    draws from ``pool`` (``"self"`` = a uniform snapshot slot; other specs = that agent).
+    draws from ``pool`` (``"self"`` = a uniform snapshot slot; other specs = that agent), or with
+    ``field`` they all take the first seat's draw (``opponent_seating="field"``).
     """
     rng = np.random.default_rng(zlib.crc32(str(episode_id).encode()))
     learner = int(rng.integers(num_seats))
@@ -117,10 +118,10 @@ def seat_modules(episode_id: str, num_seats: int, pool: Sequence[str], weights: 
     if weights is not None:
         w = np.asarray(weights, dtype=float)
         p = w / w.sum()
+    draws = [(pool[int(rng.choice(len(pool), p=p))], int(rng.integers(num_snapshots))) for _ in range(num_seats)]
     out = []
     for s in range(num_seats):
-        choice = pool[int(rng.choice(len(pool), p=p))]
-        snap = int(rng.integers(num_snapshots))
+        choice, snap = draws[0] if field else draws[s]
         if s == learner or shared:
             out.append(MAIN)
         elif choice == "self":
@@ -133,12 +134,14 @@ def seat_modules(episode_id: str, num_seats: int, pool: Sequence[str], weights: 
 class SeatMapping:
     """RLlib's agent-to-module mapping function (picklable, for the EnvRunner actors)."""
 
-    def __init__(self, agents: Sequence[str], pool: Sequence[str], weights, shared_prob: float, num_snapshots: int):
+    def __init__(self, agents: Sequence[str], pool: Sequence[str], weights, shared_prob: float, num_snapshots: int,
+                 field: bool = False):
         self.seat = {a: i for i, a in enumerate(agents)}
         self.pool, self.weights = list(pool), weights
         self.shared_prob, self.num_snapshots = float(shared_prob), int(num_snapshots)
+        self.field = bool(field)
 
     def __call__(self, agent_id, episode, **kwargs) -> str:
         mods = seat_modules(episode.id_, len(self.seat), self.pool, self.weights, self.shared_prob,
-                            self.num_snapshots)
+                            self.num_snapshots, self.field)
         return mods[self.seat[agent_id]]

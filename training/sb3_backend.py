@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 from training.config import (adaptive_threads, check_train_env_config, resolve_config, torch_threads,
                              train_env_config)
-from training.opponents import parse_opponents, usable_opponents
+from training.opponents import MIXED, parse_opponents, usable_opponents
 from training.runs import (Clock, TrainingBar, evaluate_during_training, finish_run, has_module, prune_checkpoints,
                            resolve_run, start_run, versions)
 from training.sb3_vec_envs import BatchedSubprocVecEnv, BatchedVecEnv
@@ -128,7 +128,8 @@ def _make_env(env_name: str, cfg: dict, rank: int, opponents: list[str]):
     if weights is not None and len(weights) != len(opponents):
         weights = None
     env = SingleAgentEnv(env_name, train_env_config(cfg), opponents=opponents, opponent_weights=weights,
-                         seat_offset=rank, pool_size=cfg["selfplay"]["pool_size"])
+                         seat_offset=rank, pool_size=cfg["selfplay"]["pool_size"],
+                         opponent_seating=cfg.get("opponent_seating", MIXED))
     return Monitor(env)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from training.config import train_env_config
+from training.opponents import MIXED
 
 
 class BatchedVecEnv(VecEnv):
@@ -35,7 +36,8 @@ class BatchedVecEnv(VecEnv):
             weights = None
         self.view = BatchedLearnerView(cfg["env_name"], train_env_config(cfg), int(cfg["n_envs"]), opponents,
                                        opponent_weights=weights, pool_size=cfg["selfplay"]["pool_size"],
-                                       seed=int(cfg["seed"]), agent_workers=max(0, int(cfg.get("workers") or 1) - 1))
+                                       seed=int(cfg["seed"]), agent_workers=max(0, int(cfg.get("workers") or 1) - 1),
+                                       opponent_seating=cfg.get("opponent_seating", MIXED))
         super().__init__(self.view.num_envs, self.view.observation_space, self.view.action_space)
         self._actions: np.ndarray | None = None
         self.env_seconds = 0.0

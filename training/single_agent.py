@@ -29,7 +29,9 @@ total reward in the game.
   ``"self"``: a frozen past self, drawn from the snapshots added with :meth:`add_snapshot` (the
   self-play callback of ``training/selfplay.py`` does it; the last ``pool_size`` are kept). Each
   opponent seat draws an entry independently each episode, with ``opponent_weights`` (equal by
-  default); while no snapshot exists, ``"self"`` is left out of the draw.
+  default), or one draw fills every opponent seat (``opponent_seating="field"``: the learner
+  against copies of one opponent, as the evaluation seats it); while no snapshot exists,
+  ``"self"`` is left out of the draw.
 - Illegal actions: the environment is ``env()`` (PettingZoo classic's behaviour): an illegal
   learner action ends the episode with -1 for the learner.
 - End of an episode: ``info`` has the learner's ``score``, ``rank``, ``seat``, the opponents' names
@@ -55,6 +57,7 @@ import gymnasium as gym
 import numpy as np
 
 import card_envs
+from training.opponents import FIELD, MIXED, check_opponent_seating
 
 SELF = "self"
 
@@ -94,6 +97,7 @@ class SingleAgentEnv(gym.Env):
         pool_size: int = 5,
         self_deterministic: bool = False,
         render_mode: str | None = None,
+        opponent_seating: str = MIXED,
     ):
         module = env_module(env_name)
         self.env_config = dict(env_config or {})
@@ -104,6 +108,7 @@ class SingleAgentEnv(gym.Env):
         if learner_seat != "rotate" and not (isinstance(learner_seat, int) and 0 <= learner_seat < self.num_players):
             raise ValueError(f"learner_seat must be 'rotate' or a seat in 0..{self.num_players - 1}, got {learner_seat!r}")
         self.learner_seat = learner_seat
+        self.opponent_seating = check_opponent_seating(opponent_seating)
         self._seat_offset = self._episode = int(seat_offset)
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
@@ -189,9 +194,10 @@ class SingleAgentEnv(gym.Env):
             self._episode += 1
             self.learner = self.agents[seat]
             self._seat_agents, self._seat_names = {}, {}
+            field = self._draw_opponent() if self.opponent_seating == FIELD else None
             for a in self.agents:
                 if a != self.learner:
-                    self._seat_names[a], self._seat_agents[a] = self._draw_opponent()
+                    self._seat_names[a], self._seat_agents[a] = field or self._draw_opponent()
             self.game_seed = int(self.np_random.integers(2**63 - 1))  # the AEC game's seed, for replays
             self.env.reset(seed=self.game_seed, options=options)
             self._pending = self._return = 0.0

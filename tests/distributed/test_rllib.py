@@ -93,6 +93,9 @@ def test_main_holds_one_seat_or_all_and_the_others_come_from_the_pool():
     assert seen == {"main", "random", "heuristic", "snapshot_0", "snapshot_1", "snapshot_2"}
     only_self = {m for i in range(100) for m in seat_modules(str(i), 2, pool, [0, 0, 1], 0.0, 2)}
     assert only_self == {"main", "snapshot_0", "snapshot_1"}
+    fields = [seat_modules(f"episode-{i}", 4, pool, None, 0.0, 3, field=True) for i in range(100)]
+    assert all(len({m for m in mods if m != "main"}) == 1 for mods in fields), "field: one opponent for the table"
+    assert len({m for mods in fields for m in mods}) == 6, "field: the tables still vary over the pool"
 
 
 def _legal_games(agent, games: int) -> None:

@@ -192,6 +192,32 @@ def test_a_frozen_policy_acts_identically_batched_and_alone():
         assert masks[np.arange(len(obs)), batch].all()
 
 
+def test_field_seating_puts_one_opponent_in_every_other_seat_and_mixed_draws_each_seat():
+    pool = ["random", "heuristic", "self"]
+    env = card_envs.guillotine_v0.env(mode="single")
+    policy = random_policy(env.observation_space("player_0")["observation"].shape[0], env.action_space("player_0").n, 4)
+    seen = {}
+    for seating in ("mixed", "field"):
+        view = BatchedLearnerView("guillotine_v0", {"mode": "single"}, 64, opponents=pool, seed=0,
+                                  opponent_seating=seating, compiled_agents=True)
+        for k in range(3):
+            view.add_snapshot(f"self_{k}", policy)
+        view.reset(seed=0)
+        others = view._opp[view._opp >= 0].reshape(64, 3)  # the three seats beside the learner, per game
+        seen[seating] = others
+        assert (view._opp == -1).sum(axis=1).tolist() == [1] * 64, "the learner holds one seat"
+    assert (seen["field"] == seen["field"][:, :1]).all(), "field: the same opponent in every other seat"
+    assert len(set(seen["field"][:, 0].tolist())) >= 3, "field: the tables still vary over the pool"
+    assert (seen["mixed"] != seen["mixed"][:, :1]).any(axis=1).sum() > 16, "mixed: seats drawn on their own"
+    default = BatchedLearnerView("guillotine_v0", {"mode": "single"}, 64, opponents=pool, seed=0)
+    for k in range(3):
+        default.add_snapshot(f"self_{k}", policy)
+    default.reset(seed=0)
+    assert (default._opp[default._opp >= 0].reshape(64, 3) == seen["mixed"]).all(), "mixed is the default"
+    with pytest.raises(ValueError, match="opponent_seating must be one of 'mixed', 'field'"):
+        BatchedLearnerView("golf_v0", {"num_players": 2}, 4, opponent_seating="table")
+
+
 def test_snapshots_join_the_pool_and_ppo_opponents_are_checked_against_the_table():
     config = {"num_players": 2, "num_rounds": 1}
     env = card_envs.golf_v0.env(**config)

@@ -92,6 +92,11 @@ def test_the_spaces_are_rllibs_masked_module_inputs_and_bad_keys_are_refused():
     assert env.metadata["autoreset_mode"].value == "NextStep"
     with pytest.raises(ValueError, match="colour"):
         BatchedVectorEnv({"env_name": "golf_v0", "colour": 1})
+    field = BatchedVectorEnv({"env_name": "guillotine_v0", "env_config": {"mode": "single"}, "num_envs": 8,
+                              "opponents": ["random", "heuristic"], "opponent_seating": "field", "seed": 1})
+    field.reset(seed=1)
+    others = field.view._opp[field.view._opp >= 0].reshape(8, 3)
+    assert (others == others[:, :1]).all(), "the rllib runner's games are seated as the config says"
     with pytest.raises(ValueError, match="illegal"):
         bad = np.array([np.flatnonzero(obs[MASK][g] == 0)[0] for g in range(4)])
         env.step(bad)

@@ -224,6 +224,19 @@ def test_opponent_weights_choose_how_often_each_opponent_sits():
         SingleAgentEnv("golf_v0", GOLF2, opponents=["random"], opponent_weights=[1, 2])
 
 
+def test_field_seating_seats_one_opponent_in_every_other_seat():
+    pool = ["random", "heuristic"]
+    field = SingleAgentEnv("guillotine_v0", {"mode": "single"}, opponents=pool, opponent_seating="field")
+    mixed = SingleAgentEnv("guillotine_v0", {"mode": "single"}, opponents=pool)
+    tables_field = [tuple(field.reset(seed=i)[1]["opponents"]) for i in range(12)]
+    tables_mixed = [tuple(mixed.reset(seed=i)[1]["opponents"]) for i in range(12)]
+    assert all(len(t) == 3 and len(set(t)) == 1 for t in tables_field), tables_field
+    assert {t[0] for t in tables_field} == set(pool), "the tables still vary over the pool"
+    assert any(len(set(t)) > 1 for t in tables_mixed), "mixed (the default) draws each seat on its own"
+    with pytest.raises(ValueError, match="opponent_seating must be one of 'mixed', 'field'"):
+        SingleAgentEnv("golf_v0", GOLF2, opponent_seating="all")
+
+
 def test_an_unknown_game_names_the_games():
     with pytest.raises(ValueError, match="golf_v0"):
         SingleAgentEnv("chess_v0")

@@ -139,6 +139,10 @@ def test_config_layers_merge_and_unknown_keys_are_named(tmp_path):
         C.resolve_config("golf_v0", {"eval": {"every_n": 1}})
     with pytest.raises(ValueError, match="unknown game"):
         T.train("chess", timesteps=10)
+    assert cfg["opponent_seating"] == "mixed"
+    assert C.resolve_config("golf_v0", {"opponent_seating": "field"})["opponent_seating"] == "field"
+    with pytest.raises(ValueError, match="opponent_seating must be one of 'mixed', 'field'.*'tables'"):
+        C.resolve_config("golf_v0", {"opponent_seating": "tables"})
 
 
 def test_every_config_file_is_valid_json_for_a_known_game():
