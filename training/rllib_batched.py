@@ -62,6 +62,7 @@ class BatchedVectorEnv(_vector_env_base()):
         from gymnasium.vector.utils import batch_space
 
         from training.batched import BatchedLearnerView
+        from training.opponents import MIXED
 
         config = dict(config)
         known = {"env_name", "env_config", "num_envs", "opponents", "opponent_weights", "pool_size",
@@ -76,7 +77,7 @@ class BatchedVectorEnv(_vector_env_base()):
             opponents=config.get("opponents") or ["random"], opponent_weights=config.get("opponent_weights"),
             learner_seat=config.get("learner_seat", "rotate"), seat_offset=int(config.get("seat_offset", 0)),
             pool_size=int(config.get("pool_size", 5)), self_deterministic=bool(config.get("self_deterministic", False)),
-            seed=config.get("seed"), opponent_seating=config.get("opponent_seating", "mixed"))
+            seed=config.get("seed"), opponent_seating=config.get("opponent_seating", MIXED))
         v = self.view
         self.num_envs = n = v.num_envs
         self.env_name = v.env_name

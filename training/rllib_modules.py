@@ -7,7 +7,8 @@ mapping (:func:`seat_modules`):
   one random seat is ``main``'s, and with probability ``rllib.shared_seats_prob`` every seat is
   (pure self-play, all seats' experience trains the same network);
 - the other seats draw from the opponent pool of the config (``opponents``, weighted by
-  ``opponent_weights``; each seat on its own, or one draw for all with ``opponent_seating="field"``): ``"self"`` is a frozen snapshot of ``main`` — ``selfplay.pool_size``
+  ``opponent_weights``; each seat on its own, or one draw for all with
+  ``opponent_seating="field"``): ``"self"`` is a frozen snapshot of ``main`` — ``selfplay.pool_size``
   slots ``snapshot_0..k``, all a copy of the starting network at first, one overwritten by the
   current ``main`` every ``selfplay.snapshot_every`` learner steps (round robin, so the last
   ``pool_size`` snapshots); ``"random"``, ``"heuristic"``, ``"ppo:PATH"``, ``"rllib:PATH"``
