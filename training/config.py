@@ -160,7 +160,7 @@ def resume_config(run_dir: Path, cfg: dict, changes: dict, override: bool) -> tu
 
 
 #: the keys of the ``imitation`` section (training/imitation.py says what they mean)
-IMITATION_KEYS = ("teacher", "decisions", "epochs", "batch_size", "learning_rate", "capped")
+IMITATION_KEYS = ("teacher", "decisions", "epochs", "batch_size", "learning_rate", "capped", "temperature")
 
 
 def check_imitation(section: dict) -> None:
@@ -180,6 +180,13 @@ def check_imitation(section: dict) -> None:
         raise ValueError(f"imitation.learning_rate must be a number > 0, got {lr!r}")
     if not isinstance(section.get("capped", True), bool):
         raise ValueError(f"imitation.capped is true or false, got {section.get('capped')!r}")
+    t = section.get("temperature")
+    if t is not None and not (isinstance(t, (int, float)) and not isinstance(t, bool) and t > 0):
+        raise ValueError(f"imitation.temperature is a number > 0 (fit the teacher's action values) or null "
+                         f"(fit its choices), got {t!r}")
+    if t is not None and teacher is None:
+        raise ValueError("imitation.temperature fits a teacher's action values: name the teacher "
+                         "(imitation.teacher=heuristic) or set imitation.temperature to null")
 
 
 def check_config(cfg: dict, defaults: dict) -> None:

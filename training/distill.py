@@ -20,7 +20,7 @@ Each iteration, on the game's benchmark table (``BENCHMARK_CONFIG``):
    over every label gathered so far. With ``--value-weight W`` (above 0) the target of each
    decision is a distribution instead: ``1 - W`` on the teacher's choice and ``W`` spread over
    the actions its search scored, as the softmax of their mean returns divided by
-   ``--value-temperature`` (:func:`soft_targets`): where the search found two moves nearly
+   ``--value-temperature`` (:func:`training.imitation.soft_targets`): where the search found two moves nearly
    equal, the student is not told that one of them is wrong.
 4. **Sharpen.** PPO trains on from the distilled policy (``init_policy``, its value head fitted to
    its own games first) against the league for ``--ppo-minutes``, with the training harness.
@@ -47,6 +47,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+
+from training.imitation import soft_targets
 
 LEAGUE = ["heuristic", "random", "self"]
 LEAGUE_WEIGHTS = [4, 1, 2]
@@ -109,24 +111,6 @@ def visit_and_label(env_name: str, table: dict, policy: Any, teacher: str, label
             bar.close()
     games, rewards = parts.pop("game"), parts.pop("rewards")
     return in_game_order(games, parts, rewards, 0.99)
-
-
-def soft_targets(actions: np.ndarray, masks: np.ndarray, values: np.ndarray, weight: float,
-                 temperature: float) -> np.ndarray:
-    """``(N, num_actions)`` each decision's target distribution: ``1 - weight`` on the teacher's
-    choice (``actions``), ``weight`` as the softmax of ``values / temperature`` over the legal
-    actions the search scored (finite values). A decision with fewer than two scored actions
-    (a forced move, a teacher that reports no values) keeps its whole weight on the choice."""
-    n, k = masks.shape
-    out = np.zeros((n, k), dtype=np.float32)
-    out[np.arange(n), actions] = 1.0
-    scored = np.isfinite(values) & masks.astype(bool)
-    rows = scored.sum(axis=1) >= 2
-    if weight > 0 and rows.any():
-        v = np.where(scored[rows], values[rows] / temperature, -np.inf)
-        e = np.exp(v - v.max(axis=1, keepdims=True))
-        out[rows] = (1.0 - weight) * out[rows] + weight * e / e.sum(axis=1, keepdims=True)
-    return out
 
 
 def _merge(old: dict | None, new: dict) -> dict:

@@ -15,7 +15,11 @@ names an agent spec; before the first PPO rollout of a new run the harness
 3. **fits** the PPO policy to them, ``imitation.epochs`` passes of minibatches of
    ``imitation.batch_size``: the masked policy's cross-entropy to the teacher's action (behaviour
    cloning) plus ``ppo.vf_coef`` times the value head's squared error to the return, with the
-   PPO optimizer at ``imitation.learning_rate``;
+   PPO optimizer at ``imitation.learning_rate``. With ``imitation.temperature`` the target is
+   the teacher's action values instead (:func:`value_targets`: a heuristic whose game scores its
+   calls, as Guilders' expected points do): calls of equal value share the target, where the
+   choice alone would make the student learn the teacher's tie-break (in two-player Guilders
+   28% of the heuristic's decisions have a tie for the best call);
 
 so PPO starts from a policy that plays about as the teacher does and a value head that knows what
 the teacher's positions are worth, instead of from uniform play. This is the "kickstarting" or
@@ -211,15 +215,77 @@ def fit(policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int, 
     return history
 
 
+def soft_targets(actions: np.ndarray, masks: np.ndarray, values: np.ndarray, weight: float,
+                 temperature: float) -> np.ndarray:
+    """``(N, num_actions)`` each decision's target distribution: ``1 - weight`` on the teacher's
+    choice (``actions``), ``weight`` as the softmax of ``values / temperature`` over the legal
+    actions the teacher scored (finite values: a search's, a heuristic's). A decision with fewer
+    than two scored actions (a forced move, a teacher that reports no values) keeps its whole
+    weight on the choice."""
+    n, k = masks.shape
+    out = np.zeros((n, k), dtype=np.float32)
+    out[np.arange(n), actions] = 1.0
+    scored = np.isfinite(values) & masks.astype(bool)
+    rows = scored.sum(axis=1) >= 2
+    if weight > 0 and rows.any():
+        v = np.where(scored[rows], values[rows] / temperature, -np.inf)
+        e = np.exp(v - v.max(axis=1, keepdims=True))
+        out[rows] = (1.0 - weight) * out[rows] + weight * e / e.sum(axis=1, keepdims=True)
+    return out
+
+
+def value_teacher(cfg: dict) -> Any:
+    """The module whose ``action_values(view, rules)`` scores the teacher's actions, for
+    ``imitation.temperature``: the teacher is the heuristic, and its game's module
+    (``agents/heuristics/<game>.py``) must define it; anything else is refused before a game
+    is played."""
+    import importlib
+
+    spec, env_name = cfg["imitation"]["teacher"], cfg["env_name"]
+    module = importlib.import_module(f"agents.heuristics.{env_name.rsplit('_v', 1)[0]}") if spec == "heuristic" else None
+    if module is None or not hasattr(module, "action_values"):
+        raise ValueError(f"imitation.temperature fits a teacher's action values: only the heuristic has them, and only "
+                         f"in a game whose heuristic defines action_values(view, rules); {spec!r} in {env_name} does "
+                         "not (set imitation.temperature to null to fit its choices)")
+    return module
+
+
+def value_targets(cfg: dict, data: dict[str, np.ndarray], teacher: Any, progress: bool = False) -> np.ndarray:
+    """``(M, num_actions)`` the target of each recorded decision: the softmax over its legal
+    actions of ``teacher.action_values`` (:func:`value_teacher`) divided by
+    ``imitation.temperature``, each observation decoded into the learner's view as the
+    heuristic agent itself decodes it."""
+    import card_envs
+    from training.config import train_env_config
+
+    env = card_envs.ENVIRONMENTS[cfg["env_name"]].raw_env(**train_env_config(cfg))
+    obs = data["obs"]
+    values = np.empty(data["masks"].shape, dtype=np.float64)
+    bar = _bar(progress, len(obs), f"{cfg['env_name']} imitation: the teacher's action values")
+    try:
+        for i, x in enumerate(obs):
+            values[i] = teacher.action_values(env.decode(x), env.rules)
+            if bar is not None and (i + 1) % 10000 == 0:
+                bar.update(10000)
+    finally:
+        if bar is not None:
+            bar.close()
+    return soft_targets(data["actions"], data["masks"], values, weight=1.0,
+                        temperature=float(cfg["imitation"]["temperature"]))
+
+
 def warm_start(model: Any, cfg: dict, pool: list[str], progress: bool = True) -> dict[str, Any]:
     """The whole warm start on a new MaskablePPO ``model`` (see the module docstring); returns
     what it did (``decisions``, ``seconds``, ``epochs``: :func:`fit`'s history), and restores the
     PPO learning rate after it."""
     section = cfg["imitation"]
+    valued = value_teacher(cfg) if section.get("temperature") is not None else None
     began = time.monotonic()
     minutes = cfg.get("minutes")
     data = teacher_games(cfg, pool, planned_decisions(cfg), seed=int(cfg["seed"]) + 7, progress=progress,
                          seconds=None if minutes is None else float(minutes) * 60 * TIME_SHARE)
+    if valued is not None:
+        data["targets"] = value_targets(cfg, data, valued, progress=progress)
     played = time.monotonic() - began
     import torch
 

@@ -133,6 +133,9 @@ def test_a_run_warm_starts_counts_the_seconds_and_records_it(tmp_path):
     ({"teacher": 3}, "imitation.teacher"),
     ({"learning_rate": -1}, "imitation.learning_rate"),
     ({"teachr": "heuristic"}, "unknown key"),
+    ({"temperature": 0}, "imitation.temperature"),
+    ({"temperature": "hot"}, "imitation.temperature"),
+    ({"teacher": None, "temperature": 0.1}, "name the teacher"),
 ])
 def test_bad_imitation_settings_are_refused(bad, says):
     with pytest.raises(ValueError, match=says):
@@ -165,3 +168,48 @@ def test_the_teachers_games_stop_beginning_when_their_time_is_up():
     starts = int(data["starts"].sum())
     assert 8 <= starts <= 16 and len(data["actions"]) < 1000, "the games under way finish, no new one begins"
     assert data["masks"][np.arange(len(data["actions"])), data["actions"]].all()
+
+
+def guilders_cfg(**extra) -> dict:
+    return C.resolve_config("guilders_v0", C.deep_merge(SMALL, {"env_config": {"num_players": 2}, **extra}),
+                            total_timesteps=512)
+
+
+def test_value_targets_are_the_softmax_of_the_heuristics_expected_points_and_ties_share_them():
+    from agents.heuristics import guilders as H
+
+    cfg = guilders_cfg(imitation={"teacher": "heuristic", "decisions": 200, "temperature": 0.05}, n_envs=8, workers=1)
+    data = I.teacher_games(cfg, ["random", "heuristic"], 200, seed=2, progress=False)
+    targets = I.value_targets(cfg, data, I.value_teacher(cfg))
+    m = len(data["actions"])
+    np.testing.assert_allclose(targets.sum(axis=1), 1.0, rtol=1e-5)
+    assert (targets[~data["masks"]] == 0).all(), "no weight on an illegal call (the joker, without good_joker)"
+    env = __import__("card_envs").guilders_v0.raw_env(num_players=2)
+    tied = 0
+    for i in range(0, m, 5):
+        ev = np.where(data["masks"][i], H.expected_points(env.decode(data["obs"][i]), env.rules), -np.inf)
+        want = np.exp((ev - ev.max()) / 0.05)
+        np.testing.assert_allclose(targets[i], want / want.sum(), rtol=1e-4, atol=1e-7)
+        best = np.flatnonzero(ev == ev.max())
+        assert data["actions"][i] in best, "the recorded choice is one of the best calls"
+        if len(best) > 1:
+            tied += 1
+            assert np.allclose(targets[i][best], targets[i][best[0]]), "equal values, equal targets"
+    assert tied > 0, "some decisions have several best calls (what the choice alone cannot teach)"
+
+
+def test_a_run_with_a_temperature_fits_the_values_and_a_teacher_without_them_is_refused(tmp_path):
+    from training.sb3_backend import train
+
+    extra = {"env_config": {"num_players": 2},
+             "imitation": {"teacher": "heuristic", "decisions": 300, "epochs": 2, "temperature": 0.05}}
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(C.deep_merge(SMALL, extra)))
+    run = train("guilders_v0", timesteps=512, config=str(path), out=tmp_path, name="soft", progress=False,
+                verbose=False, final_eval=False)
+    warm = json.loads((run / "final_eval.json").read_text())["imitation"]
+    assert warm["decisions"] >= 300 and len(warm["epochs"]) == 2
+    with pytest.raises(ValueError, match="action_values"):  # Golf's heuristic scores no calls
+        I.value_teacher(golf_cfg(imitation={"teacher": "heuristic", "temperature": 0.05}))
+    with pytest.raises(ValueError, match="only the heuristic"):
+        I.value_teacher(guilders_cfg(imitation={"teacher": "random", "temperature": 0.05}))
