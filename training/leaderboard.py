@@ -173,10 +173,11 @@ def markdown(folder: Path = SCORECARDS, exploit_path: Path = EXPLOITABILITY) -> 
              "from scratch, a random policy (the former recipe, `--from-scratch`), whose budget went partly into "
              "learning to play at all, **so a negative value there says the best response did not beat the target "
              "within that budget**, not that the target is unexploitable (the true value is at least 0). "
-             "*The best response*: the trained policy, or the target's own strategy where that scored more on "
-             "deals of their own (it scores 0 against copies of itself: a trained policy below it lost ground, "
-             "and is shown beside it, its gain measured from the start). An interval above 0 shows a real "
-             "weakness.", ""]
+             "*The best response*: the trained policy where it was shown to score more than the target's own "
+             "strategy on deals of their own (the lower end of its interval there above the target's score; rows "
+             "before that rule took whichever scored more), else the target's own strategy (it scores 0 against "
+             "copies of itself: a trained policy not shown better is shown beside it, its gain measured from the "
+             "start). An interval above 0 shows a real weakness.", ""]
     for g in TABLES:
         lines += [f"### `{g}`", "", f"Table: {_table(g)} (the benchmark table; `card_envs.{g}.BENCHMARK_CONFIG`).", "",
                   "| agent | score | 95% interval | ms per decision | games per member |",

@@ -465,7 +465,8 @@ def test_a_best_response_starts_from_the_target_and_reports_its_gain(tmp_path):
     # the best response is the better of the trained policy and the target's own strategy on deals of their own
     sel = row["selection"]
     assert sel["deals"] == 5 and sel["seed"] == exploit.SEED + 1
-    if sel["target"] > sel["trained"]:
+    assert sel["trained_low"] <= sel["trained"]
+    if not sel["trained_low"] > sel["target"]:
         assert row["response"] == "the target's own strategy" and row["best_response"] == "heuristic"
         assert row["mean_reward"] == pytest.approx(0.0, abs=1e-9), "the target against copies of itself scores 0"
     else:
@@ -474,8 +475,9 @@ def test_a_best_response_starts_from_the_target_and_reports_its_gain(tmp_path):
     assert Path(row["trained_policy"]).exists()
 
 
-def test_the_target_is_chosen_as_its_own_best_response_where_the_trained_policy_scores_less(tmp_path, monkeypatch):
-    from training import evaluate, sb3_backend
+def _trained_without_training(tmp_path, monkeypatch) -> Path:
+    """A best response's run folder, and ``train`` patched to return it at once."""
+    from training import sb3_backend
 
     run = tmp_path / "run"
     run.mkdir()
@@ -483,6 +485,13 @@ def test_the_target_is_chosen_as_its_own_best_response_where_the_trained_policy_
     (run / "final_eval.json").write_text(json.dumps({"num_timesteps": 10}))
     (run / "final.zip").write_text("")
     monkeypatch.setattr(sb3_backend, "train", lambda *a, **k: run)
+    return run
+
+
+def test_the_target_is_chosen_as_its_own_best_response_where_the_trained_policy_scores_less(tmp_path, monkeypatch):
+    from training import evaluate
+
+    run = _trained_without_training(tmp_path, monkeypatch)
     calls = []
 
     def fake(env_name, table, agent, opponent, games, seed, workers=1):
@@ -506,6 +515,32 @@ def test_the_target_is_chosen_as_its_own_best_response_where_the_trained_policy_
     assert row["response"] == "trained" and row["selection"] is None and calls == [(trained, exploit.SEED)]
     with pytest.raises(ValueError, match="select_deals"):
         exploit.exploit("heuristic", "golf", minutes=None, timesteps=10, out=tmp_path, select_deals=-1)
+
+
+@pytest.mark.parametrize("trained_mean, trained_low, chosen", [
+    (0.05, -0.02, "the target's own strategy"),  # more on the choosing deals, but not shown to be: noise
+    (0.05, 0.01, "trained"),  # its whole interval above the target's 0
+])
+def test_the_trained_policy_is_the_best_response_only_where_it_is_shown_better(tmp_path, monkeypatch, trained_mean,
+                                                                               trained_low, chosen):
+    from training import evaluate
+
+    run = _trained_without_training(tmp_path, monkeypatch)
+
+    def fake(env_name, table, agent, opponent, games, seed, workers=1):
+        mean, low = (0.0, -0.001) if agent == "heuristic" else (trained_mean if seed == exploit.SEED + 1 else -0.015,
+                                                                  trained_low if seed == exploit.SEED + 1 else -0.05)
+        return {"mean_reward": mean, "reward_low": low, "reward_high": 2 * mean - low, "deals": games // 2,
+                "games": games, "margin": 2 * mean, "margin_low": 0, "margin_high": 0, "win_rate": 0.5,
+                "policies": {}, "opponent": opponent}
+
+    monkeypatch.setattr(evaluate, "evaluate_against", fake)
+    row = exploit.exploit("heuristic", "golf", minutes=None, timesteps=10, deals=5, out=tmp_path, progress=False,
+                          from_scratch=True, select_deals=7)
+    assert row["selection"]["trained"] == trained_mean and row["selection"]["trained_low"] == trained_low
+    assert row["response"] == chosen
+    assert row["mean_reward"] == (0.0 if chosen != "trained" else -0.015)
+    assert row["trained"]["mean_reward"] == -0.015, "the trained policy is measured whichever is chosen"
 
 
 def test_a_best_response_to_a_policy_starts_as_a_copy_of_it():
