@@ -20,8 +20,8 @@ Each iteration, on the game's benchmark table (``BENCHMARK_CONFIG``):
    over every label gathered so far. With ``--value-weight W`` (above 0) the target of each
    decision is a distribution instead: ``1 - W`` on the teacher's choice and ``W`` spread over
    the actions its search scored, as the softmax of their mean returns divided by
-   ``--value-temperature`` (:func:`training.imitation.soft_targets`): where the search found two moves nearly
-   equal, the student is not told that one of them is wrong.
+   ``--value-temperature`` (:func:`training.imitation.soft_targets`): where the search found two
+   moves nearly equal, the student is not told that one of them is wrong.
 4. **Sharpen.** PPO trains on from the distilled policy (``init_policy``, its value head fitted to
    its own games first) against the league for ``--ppo-minutes``, with the training harness.
 5. **Measure.** The new policy against the heuristic and the teacher over ``--deals`` duplicate

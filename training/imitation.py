@@ -239,10 +239,10 @@ def value_teacher(cfg: dict) -> Any:
     ``imitation.temperature``: the teacher is the heuristic, and its game's module
     (``agents/heuristics/<game>.py``) must define it; anything else is refused before a game
     is played."""
-    import importlib
+    from agents.heuristic import HeuristicAgent
 
     spec, env_name = cfg["imitation"]["teacher"], cfg["env_name"]
-    module = importlib.import_module(f"agents.heuristics.{env_name.rsplit('_v', 1)[0]}") if spec == "heuristic" else None
+    module = HeuristicAgent().policy(env_name) if spec == "heuristic" else None
     if module is None or not hasattr(module, "action_values"):
         raise ValueError(f"imitation.temperature fits a teacher's action values: only the heuristic has them, and only "
                          f"in a game whose heuristic defines action_values(view, rules); {spec!r} in {env_name} does "
@@ -267,6 +267,8 @@ def value_targets(cfg: dict, data: dict[str, np.ndarray], teacher: Any, progress
             values[i] = teacher.action_values(env.decode(x), env.rules)
             if bar is not None and (i + 1) % 10000 == 0:
                 bar.update(10000)
+        if bar is not None:
+            bar.update(len(obs) - bar.n)
     finally:
         if bar is not None:
             bar.close()

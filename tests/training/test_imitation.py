@@ -12,6 +12,7 @@ pytest.importorskip("sb3_contrib")
 pytestmark = pytest.mark.training
 
 import agents  # noqa: E402
+import card_envs  # noqa: E402
 from agents.base import start_game  # noqa: E402
 from training import config as C  # noqa: E402
 from training import imitation as I  # noqa: E402
@@ -184,7 +185,7 @@ def test_value_targets_are_the_softmax_of_the_heuristics_expected_points_and_tie
     m = len(data["actions"])
     np.testing.assert_allclose(targets.sum(axis=1), 1.0, rtol=1e-5)
     assert (targets[~data["masks"]] == 0).all(), "no weight on an illegal call (the joker, without good_joker)"
-    env = __import__("card_envs").guilders_v0.raw_env(num_players=2)
+    env = card_envs.guilders_v0.raw_env(num_players=2)
     tied = 0
     for i in range(0, m, 5):
         ev = np.where(data["masks"][i], H.expected_points(env.decode(data["obs"][i]), env.rules), -np.inf)
