@@ -547,7 +547,8 @@ def test_a_best_response_to_a_policy_starts_as_a_copy_of_it():
     policy_file = ROOT / "agents" / "pretrained" / "golf_v0.zip"
     cfg = exploit.training_config("golf_v0", "ppo", benchmark.TABLES["golf_v0"])
     assert cfg["init_policy"] == str(policy_file) and cfg["imitation"]["teacher"] == "ppo"
-    assert cfg["ppo"]["policy_kwargs"] == {"net_arch": [128, 128], "activation_fn": "tanh"}
+    shipped = json.loads((ROOT / "agents" / "pretrained" / "golf_v0.json").read_text())["config"]
+    assert cfg["ppo"]["policy_kwargs"] == shipped["ppo"]["policy_kwargs"], "the target's network sizes"
     scratch = exploit.training_config("golf_v0", "ppo", benchmark.TABLES["golf_v0"], from_scratch=True)
     assert "init_policy" not in scratch and scratch["imitation"]["teacher"] is None
 
@@ -564,8 +565,9 @@ def test_a_policys_actor_copied_into_a_new_network_plays_as_the_policy():
 
     policy, _ = load_policy(ROOT / "agents" / "pretrained" / "golf_v0.zip")
     env = SingleAgentEnv("golf_v0", benchmark.TABLES["golf_v0"])
+    sizes = json.loads((ROOT / "agents" / "pretrained" / "golf_v0.json").read_text())["config"]["ppo"]
     model = MaskablePPO("MlpPolicy", env, n_steps=64, device="cpu", seed=1,
-                        policy_kwargs={"net_arch": [128, 128], "activation_fn": nn.Tanh})
+                        policy_kwargs={"net_arch": sizes["policy_kwargs"]["net_arch"], "activation_fn": nn.Tanh})
     copy_actor(policy, model.policy)
     x = np.random.default_rng(0).random((50, policy.obs_size)).astype(np.float32)
     masks = np.ones((50, policy.num_actions), dtype=bool)
