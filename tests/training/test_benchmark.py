@@ -543,12 +543,16 @@ def test_the_trained_policy_is_the_best_response_only_where_it_is_shown_better(t
     assert row["trained"]["mean_reward"] == -0.015, "the trained policy is measured whichever is chosen"
 
 
+def shipped_golf_ppo() -> dict:
+    """The PPO settings the shipped Golf policy was trained with (its network sizes among them)."""
+    return json.loads((ROOT / "agents" / "pretrained" / "golf_v0.json").read_text())["config"]["ppo"]
+
+
 def test_a_best_response_to_a_policy_starts_as_a_copy_of_it():
     policy_file = ROOT / "agents" / "pretrained" / "golf_v0.zip"
     cfg = exploit.training_config("golf_v0", "ppo", benchmark.TABLES["golf_v0"])
     assert cfg["init_policy"] == str(policy_file) and cfg["imitation"]["teacher"] == "ppo"
-    shipped = json.loads((ROOT / "agents" / "pretrained" / "golf_v0.json").read_text())["config"]
-    assert cfg["ppo"]["policy_kwargs"] == shipped["ppo"]["policy_kwargs"], "the target's network sizes"
+    assert cfg["ppo"]["policy_kwargs"] == shipped_golf_ppo()["policy_kwargs"], "the target's network sizes"
     scratch = exploit.training_config("golf_v0", "ppo", benchmark.TABLES["golf_v0"], from_scratch=True)
     assert "init_policy" not in scratch and scratch["imitation"]["teacher"] is None
 
@@ -565,9 +569,8 @@ def test_a_policys_actor_copied_into_a_new_network_plays_as_the_policy():
 
     policy, _ = load_policy(ROOT / "agents" / "pretrained" / "golf_v0.zip")
     env = SingleAgentEnv("golf_v0", benchmark.TABLES["golf_v0"])
-    sizes = json.loads((ROOT / "agents" / "pretrained" / "golf_v0.json").read_text())["config"]["ppo"]
     model = MaskablePPO("MlpPolicy", env, n_steps=64, device="cpu", seed=1,
-                        policy_kwargs={"net_arch": sizes["policy_kwargs"]["net_arch"], "activation_fn": nn.Tanh})
+                        policy_kwargs={"net_arch": shipped_golf_ppo()["policy_kwargs"]["net_arch"], "activation_fn": nn.Tanh})
     copy_actor(policy, model.policy)
     x = np.random.default_rng(0).random((50, policy.obs_size)).astype(np.float32)
     masks = np.ones((50, policy.num_actions), dtype=bool)
