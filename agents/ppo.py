@@ -109,7 +109,8 @@ class MaskedPolicy:
         legal = np.asarray(mask).astype(bool)
         if not legal.any():
             raise ValueError("no legal action: the mask is all zeros (act() is only for the agent to act)")
-        rng = rng if rng is not None else np.random.default_rng()
+        if deterministic:  # one row: the same argmax, without a batch's reshaping and float64 copy
+            return int(np.where(legal, self.logits(x), -np.inf).argmax())
         return int(self.choose_batch(np.asarray(x, dtype=np.float32)[None], legal[None], deterministic, rng)[0])
 
     def choose_batch(self, x: np.ndarray, masks: np.ndarray, deterministic: bool = True,

@@ -21,7 +21,19 @@ import os
 
 import pytest
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+#: the variables this file set for the test process that the person running the tests had not set
+#: (a documented command runs without them, as a reader's shell would run it:
+#: tests/docs/test_commands.py)
+SET_FOR_TESTS: set[str] = set()
+
+
+def _set_for_tests(name: str, value: str) -> None:
+    if name not in os.environ:
+        os.environ[name] = value
+        SET_FOR_TESTS.add(name)
+
+
+_set_for_tests("OMP_NUM_THREADS", "1")
 
 try:
     import numba
@@ -35,7 +47,7 @@ except ImportError:
 if numba is not None:
     # the tests choose their threads themselves: the engine must not move them with the machine's
     # load (tests/vector/test_runtime.py holds the load-following to its promise)
-    os.environ.setdefault("CARD_ENVS_FOLLOW_LOAD", "0")
+    _set_for_tests("CARD_ENVS_FOLLOW_LOAD", "0")
     from card_envs.runtime import start_threads
 
     start_threads()  # as the engine starts them (a short spin, then sleep), before the tests take one thread

@@ -40,11 +40,14 @@ import shlex
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import SET_FOR_TESTS
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md"] + sorted((ROOT / "docs" / "guides").glob("*.md"))
@@ -166,6 +169,7 @@ def smoke(step: str) -> str:
         step = re.sub(r"--labels \d+", "--labels 64", step)
         step = re.sub(r"--ppo-minutes [\d.]+", "--ppo-minutes 0", step)
         step = re.sub(r"--start \S+", "--start ppo", step)
+        step = re.sub(r"--deals \d+", "--deals 2", step)
     if _module(step) == "training.openspiel_nfsp":
         step = re.sub(r"--minutes [\d.]+", "--minutes 0.02", step)
     else:
@@ -276,12 +280,21 @@ def _serve(command: str, cwd: Path, env: dict) -> None:
             proc.kill()
 
 
+def reader_environment(code: Path) -> dict[str, str]:
+    """The environment a documented command runs in: the reader's, with ``code`` on PYTHONPATH, not
+    the settings the test process made for itself (:data:`tests.conftest.SET_FOR_TESTS`: the engine
+    held to fixed threads runs many times slower beside busy processes, where a reader's follows
+    the machine's load)."""
+    env = {k: v for k, v in os.environ.items() if k not in SET_FOR_TESTS and k != "PYTEST_XDIST_WORKER"}
+    env.update(PYTHONPATH=str(code), MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
+    return env
+
+
 def run(command: str, cwd: Path, checkout: Path | None = None, timeout: float = 1200) -> None:
     """Runs one documented command at its small budget in ``cwd`` (the code of ``checkout``, by
     default this one, on PYTHONPATH); fails on a non-zero status."""
     code = checkout if checkout is not None and any(rule(command) for rule in WRITES_PROJECT) else ROOT
-    env = {**os.environ, "PYTHONPATH": str(code), "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
-    env.pop("PYTEST_XDIST_WORKER", None)
+    env = reader_environment(code)
     for step in _budgeted(command).split(" && "):
         if step.startswith(SERVERS) and not step.startswith("python -m card_envs.web.browser"):
             _serve(step, cwd, env)
@@ -294,6 +307,19 @@ def run(command: str, cwd: Path, checkout: Path | None = None, timeout: float = 
 
 
 # ------------------------------------------------------------------------------------ the tests
+def test_documented_commands_run_in_the_readers_environment():
+    """The test process holds the engine's threads fixed (tests/conftest.py); a documented command
+    must not inherit that, or beside busy processes it runs many times slower than for a reader."""
+    import tests.conftest
+
+    assert sys.modules["tests.conftest"] is tests.conftest and tests.conftest.SET_FOR_TESTS is SET_FOR_TESTS
+    env = reader_environment(ROOT)
+    assert not SET_FOR_TESTS & env.keys()
+    for name in ("CARD_ENVS_FOLLOW_LOAD", "OMP_NUM_THREADS"):
+        assert (name in SET_FOR_TESTS) == (name not in env), name
+    assert env["PYTHONPATH"] == str(ROOT) and "PYTEST_XDIST_WORKER" not in env
+
+
 def test_the_extraction_finds_the_commands_a_reader_sees():
     readme = commands((ROOT / "README.md").read_text())
     assert "python -m training.evaluate golf ppo heuristic random --games 2000" in readme
@@ -306,6 +332,9 @@ def test_the_extraction_finds_the_commands_a_reader_sees():
     assert not skipped("python -m training.evaluate golf ppo heuristic random --games 2000")
     assert smoke("python -m training.evaluate golf ppo heuristic random --games 2000") == (
         "python -m training.evaluate golf ppo heuristic random --games 4")
+    assert smoke("python -m training.distill golf --start heuristic --labels 30000 --deals 200 --workers 2") == (
+        "python -m training.distill golf --start ppo --labels 64 --deals 2 --workers 2 --iterations 1 --ppo-minutes 0 "
+        "--no-progress")
 
 
 def test_the_rules_leave_the_commands_that_do_something_to_run():
