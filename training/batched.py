@@ -251,30 +251,42 @@ class BatchedLearnerView:
             self._players[pid].spec = spec
         return pid
 
-    def teacher_actions(self, pid: int, values: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    def teacher_actions(self, pid: int, values: bool = False,
+                        rows: np.ndarray | None = None) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """(N,) the moves the teacher ``pid`` (:meth:`add_teacher`) makes in every game's learner
         seat now, computed as an opponent's are: a policy's by one batched forward, a shareable
         agent's (the heuristic) split with the helper processes, any other agent's in turn.
 
         ``values=True`` also returns ``(N, num_actions)`` the mean return the teacher's search
         found for each action (a search agent's ``last["values"]``: NaN for an action it did not
-        score, and everywhere for a forced move or a teacher that does not search)."""
+        score, and everywhere for a forced move or a teacher that does not search).
+
+        ``rows``: only these games' moves are wanted (labels of the games still recorded); an
+        agent that decides one game at a time (a search) is asked for those only, and the other
+        games' entries are -1 (their values NaN) whatever the teacher."""
         if self._obs is None:
             raise RuntimeError("reset() needs to be called before teacher_actions()")
         pl = self._players[pid]
         obs, mask = self.venv._obs, self.venv._mask
+        wanted = self._arange if rows is None else np.asarray(rows, dtype=np.int64)
+        if len(wanted) and not (0 <= wanted.min() and wanted.max() < self.num_envs):
+            raise ValueError(f"rows must be game indices in [0, {self.num_envs}), got {wanted.min()}..{wanted.max()}")
         found = np.full(mask.shape, np.nan, dtype=np.float32) if values else None
         if pl.kind == "policy":
             acts = pl.policy.choose_batch(obs, mask, pl.deterministic, pl.rng).astype(np.int64)
         elif pl.kind == RANDOM:
             acts = self.venv.sample_actions().astype(np.int64)
         else:
-            acts = np.empty(self.num_envs, dtype=np.int64)
+            acts = np.full(self.num_envs, -1, dtype=np.int64)
             if pl.kind == "rows":
                 pl.rows(self.venv.arrays, self._arange, acts, mask)
             else:
-                local, sent = self._send_agent_moves(pid, pl, self._arange, self._seat, obs, mask, values)
+                local, sent = self._send_agent_moves(pid, pl, wanted, self._seat, obs, mask, values)
                 self._agent_moves(pid, pl, local, sent, self._seat, obs, mask, acts, values=found)
+        if rows is not None:
+            left = np.ones(self.num_envs, dtype=bool)
+            left[wanted] = False
+            acts[left] = -1
         return (acts, found) if values else acts
 
     @property

@@ -85,11 +85,11 @@ def visit_and_label(env_name: str, table: dict, policy: Any, teacher: str, label
         while recording.any():
             masks = view.action_masks()
             rows = np.flatnonzero(recording)
-            if values:
-                taught, found = view.teacher_actions(tid, values=True)
+            if values:  # the teacher is asked for the recorded games' moves only
+                taught, found = view.teacher_actions(tid, values=True, rows=rows)
                 parts["values"].append(found[rows])
             else:
-                taught = view.teacher_actions(tid)
+                taught = view.teacher_actions(tid, rows=rows)
             played = policy.choose_batch(obs, masks, False, rng).astype(np.int64)
             parts["game"].append(game[rows])
             parts["obs"].append(obs[rows].copy())

@@ -312,6 +312,31 @@ def test_the_compiled_heuristic_plays_the_games_the_python_heuristic_plays(env_n
             assert np.array_equal(np.asarray(x), np.asarray(y))
 
 
+def test_a_teacher_asked_for_some_games_decides_in_those_only():
+    """Expert iteration labels only the games it still records: a teacher that decides one game
+    at a time (Guillotine's heuristic, in Python) is asked for those rows only, gives the moves it
+    gives when asked for every game, and the other rows read -1."""
+    view = BatchedLearnerView("guillotine_v0", {"mode": "single"}, 12, opponents=["random"], seed=3)
+    tid = view.add_teacher("heuristic")
+    teacher = view._players[tid].agent
+    asked = []
+    act = teacher.act
+    teacher.act = lambda obs, agent, env_name: asked.append(1) or act(obs, agent, env_name)
+    view.reset(seed=3)
+    for step in range(6):
+        everyone = view.teacher_actions(tid)
+        rows = np.arange(step % 3, 12, 3)
+        asked.clear()
+        some = view.teacher_actions(tid, rows=rows)
+        assert len(asked) == len(rows)
+        assert np.array_equal(some[rows], everyone[rows])
+        assert (np.delete(some, rows) == -1).all()
+        view.step(everyone)
+    with pytest.raises(ValueError, match="rows must be game indices"):
+        view.teacher_actions(tid, rows=np.array([12]))
+    view.close()
+
+
 def test_no_heuristic_draws_from_its_generator():
     """HeuristicAgent.pure_moves: the same observation gives the same move whatever the seed."""
     import agents
