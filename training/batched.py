@@ -261,8 +261,7 @@ class BatchedLearnerView:
         found for each action (a search agent's ``last["values"]``: NaN for an action it did not
         score, and everywhere for a forced move or a teacher that does not search).
 
-        ``rows``: only these games' moves are wanted (labels of the games still recorded); an
-        agent that decides one game at a time (a search) is asked for those only, and the other
+        ``rows``: only these games' moves are wanted (a search is asked for those only); the other
         games' entries are -1 (their values NaN) whatever the teacher."""
         if self._obs is None:
             raise RuntimeError("reset() needs to be called before teacher_actions()")
@@ -284,9 +283,7 @@ class BatchedLearnerView:
                 local, sent = self._send_agent_moves(pid, pl, wanted, self._seat, obs, mask, values)
                 self._agent_moves(pid, pl, local, sent, self._seat, obs, mask, acts, values=found)
         if rows is not None:
-            left = np.ones(self.num_envs, dtype=bool)
-            left[wanted] = False
-            acts[left] = -1
+            acts[np.setdiff1d(self._arange, wanted)] = -1
         return (acts, found) if values else acts
 
     @property
