@@ -569,8 +569,9 @@ def test_a_policys_actor_copied_into_a_new_network_plays_as_the_policy():
 
     policy, _ = load_policy(ROOT / "agents" / "pretrained" / "golf_v0.zip")
     env = SingleAgentEnv("golf_v0", benchmark.TABLES["golf_v0"])
+    sizes = shipped_golf_ppo()["policy_kwargs"]["net_arch"]
     model = MaskablePPO("MlpPolicy", env, n_steps=64, device="cpu", seed=1,
-                        policy_kwargs={"net_arch": shipped_golf_ppo()["policy_kwargs"]["net_arch"], "activation_fn": nn.Tanh})
+                        policy_kwargs={"net_arch": sizes, "activation_fn": nn.Tanh})
     copy_actor(policy, model.policy)
     x = np.random.default_rng(0).random((50, policy.obs_size)).astype(np.float32)
     masks = np.ones((50, policy.num_actions), dtype=bool)
