@@ -34,8 +34,8 @@ Specs: ``KIND[:ARG][,FLAG...]``
 ===============================  =============================================================
 
 The search agents (``agents/search.py``) take comma-separated ``key=value`` options instead of
-flags: ``pimc`` worlds, ms, rollout (random|heuristic), engine (batched|rules), batch, prior
-(none|heuristic), z, model (none|heuristic); ``ismcts`` iterations, ms, rollout, c, prior, z,
+flags: ``pimc`` worlds, ms, rollout (random|heuristic|ppo), engine (batched|rules), batch, prior
+(none|heuristic|ppo), z, model (none|heuristic); ``ismcts`` iterations, ms, rollout, c, prior, z,
 model. ``seed`` comes from ``load(spec, seed=...)``.
 
 Flags, for the learned policies (``ppo``, ``rllib``) only:

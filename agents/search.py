@@ -84,12 +84,23 @@ table, right when the others play the heuristic (a test checks that it never rej
 state of such a game) and a guess otherwise.
 
 **Rollout policies**: ``random`` (uniform over the legal actions; on the batched engine drawn
-by ``sample_actions`` at compiled speed) or ``heuristic`` (``agents/heuristics``: every seat of
+by ``sample_actions`` at compiled speed), ``heuristic`` (``agents/heuristics``: every seat of
 the world plays the rule-based player, which decides from that seat's decoded observation; a
 Python call per move, so far costlier; in Golf, Fiddlesticks, Collector and Hot the batched
 engine runs its compiled twin instead, ``choose_rows``, the same choices for every row in one
-call: in Collector and Hot about 15x the worlds in the same time). Measured costs:
+call: in Collector and Hot about 15x the worlds in the same time) or ``ppo`` (PIMC on the
+batched engine only: every seat of the world plays a learned policy greedily, one batched forward
+per step for all rows, from each row's observation of its seat to act). Measured costs:
 ``benchmarks/bench_search.py``.
+
+**Searching around a learned policy** (PIMC's ``rollout=ppo,prior=ppo``): the policy is the one
+``agents.load("ppo")`` plays in the game (the shipped policy, read as data), or any other set as
+the agent's :attr:`PIMCAgent.policy_agent` (a :class:`agents.ppo.PPOAgent`; ``training.distill``
+sets its current student). With both keys each action is scored by the return the policy itself
+would get after it (every seat playing the policy), and the policy's own choice is kept unless the
+worlds show that another is better by ``z`` standard errors: one step of policy improvement by
+rollouts (Tesauro and Galperin 1996). A search around the heuristic scores each move by how the
+heuristic would go on; this one, by how the policy would.
 
 **Budgets**, per decision: PIMC ``worlds=W`` (exact: W worlds for every legal action) and/or
 ``ms=M`` (one world first, to time it, then batches of as many worlds as fit, at most
@@ -135,10 +146,10 @@ KEYS: dict[str, dict[str, tuple[Any, Any, str]]] = {
     "pimc": {
         "worlds": (int, 64, "worlds per decision (each legal action simulated in each)"),
         "ms": (float, None, "milliseconds per decision (worlds in batches until the time is up)"),
-        "rollout": (("random", "heuristic"), "random", "the policy that finishes each simulated game"),
+        "rollout": (("random", "heuristic", "ppo"), "random", "the policy that finishes each simulated game (ppo: the learned policy, engine=batched only)"),
         "engine": (("batched", "rules"), "batched", "the batched engine or the rules engine (reference)"),
         "batch": (int, 8, "at most this many worlds per batch under a ms budget"),
-        "prior": (("none", "heuristic"), "none", "an action kept unless the worlds show another is better (heuristic: the rule-based player's choice)"),
+        "prior": (("none", "heuristic", "ppo"), "none", "an action kept unless the worlds show another is better (heuristic: the rule-based player's choice; ppo: the learned policy's)"),
         "z": (float, 2.0, "with a prior: standard errors of the paired difference by which another action must beat it"),
         "model": (("none", "heuristic"), "none", MODEL_HELP),
     },
@@ -356,9 +367,11 @@ def simulate_rules(table: Table, worlds: list, actions: np.ndarray, rollout: str
     return out, steps
 
 
-def simulate_batched(table: Table, worlds: list, actions: np.ndarray, rollout: str, rng: np.random.Generator):
+def simulate_batched(table: Table, worlds: list, actions: np.ndarray, rollout: str, rng: np.random.Generator,
+                     policy: Any = None):
     """The same ``(W, A)`` returns (and step count) as :func:`simulate_rules`, the W x A games
-    stepped together on the batched engine (see the module docstring)."""
+    stepped together on the batched engine (see the module docstring); ``policy``: the
+    :class:`agents.ppo.MaskedPolicy` of ``rollout="ppo"``, greedy in every seat."""
     from card_envs.vector import WAIT
 
     W, A = len(worlds), len(actions)
@@ -388,6 +401,9 @@ def simulate_batched(table: Table, worlds: list, actions: np.ndarray, rollout: s
             break
         if rollout == "random":
             acts[:] = venv.sample_actions()
+        elif rollout == "ppo":
+            live = np.flatnonzero(~done)
+            acts[live] = policy.choose_batch(obs["observation"][live], obs["action_mask"][live])
         elif table.heuristic_rows is not None:
             table.heuristic_rows(arrays, np.flatnonzero(~done), acts, obs["action_mask"])
         else:
@@ -635,6 +651,39 @@ class PIMCAgent(SearchAgent):
     """Perfect-information Monte Carlo (see the module docstring)."""
 
     kind = "pimc"
+    #: the learned player of ``rollout=ppo`` and ``prior=ppo`` (an :class:`agents.ppo.PPOAgent`);
+    #: None: the game's shipped policy, loaded when first seated
+    policy_agent: Any = None
+
+    def options_for(self, env_name: str) -> dict[str, Any]:
+        """The game's settings, each key given overriding its own; ``rollout=ppo`` runs on the
+        batched engine unless the keys given name another engine (a game's default of
+        ``engine=rules`` is for its heuristic rollouts)."""
+        options = super().options_for(env_name)
+        from agents.search_defaults import items
+
+        if options["rollout"] == "ppo" and "engine" not in items(self.given):
+            options["engine"] = "batched"
+        return options
+
+    def start_game(self, env_name: str, config: dict | None, agent: str | None = None) -> None:
+        super().start_game(env_name, config, agent)
+        if "ppo" in (self.options["rollout"], self.options["prior"]):
+            if self.options["rollout"] == "ppo" and self.options["engine"] != "batched":
+                raise ValueError(f"{self.kind}: rollout=ppo plays the learned policy on the batched engine; "
+                                 "use engine=batched (the default)")
+            if self.policy_agent is None:
+                from agents.ppo import PPOAgent
+
+                self.policy_agent = PPOAgent()
+            try:  # a policy of another table refuses; a game without a shipped policy is named
+                self.policy_agent.start_game(env_name, self._configs[env_name], agent)
+            except FileNotFoundError as e:
+                raise ValueError(f"{self.kind}: rollout=ppo and prior=ppo need a learned policy: {e}") from None
+
+    def learned_policy(self, env_name: str):
+        """The :class:`agents.ppo.MaskedPolicy` that ``rollout=ppo`` and ``prior=ppo`` play."""
+        return self.policy_agent.policy_for(env_name)[0]
 
     def evaluate(self, t: Table, x: np.ndarray, legal: np.ndarray, start: float | None = None):
         """``(returns, steps)``: the ``(worlds, legal actions)`` returns of every sampled world
@@ -652,7 +701,10 @@ class PIMCAgent(SearchAgent):
                 want = max(1, min(want, o["batch"], fit))
             began = time.perf_counter()
             batch = [t.sample_world(x, self.rng, o["model"] == "heuristic") for _ in range(want)]
-            returns, k = simulate(t, batch, legal, o["rollout"], self.rng)
+            if o["rollout"] == "ppo":
+                returns, k = simulate_batched(t, batch, legal, "ppo", self.rng, self.learned_policy(t.env_name))
+            else:
+                returns, k = simulate(t, batch, legal, o["rollout"], self.rng)
             batches.append(returns)
             worlds += want
             steps += k
@@ -671,6 +723,9 @@ class PIMCAgent(SearchAgent):
         best = int(np.argmax(means))
         if self.options["prior"] == "heuristic":
             best = self._keep_prior(returns, best, int(np.searchsorted(legal, t.heuristic_action(x, mask, self.rng))))
+        elif self.options["prior"] == "ppo":
+            choice = self.learned_policy(t.env_name).choose(np.asarray(x, dtype=np.float32), mask)
+            best = self._keep_prior(returns, best, int(np.searchsorted(legal, choice)))
         return int(legal[best]), steps, len(returns), means
 
     def _keep_prior(self, returns: np.ndarray, best: int, prior: int) -> int:

@@ -3,6 +3,7 @@
     python -m training.distill guilders --iterations 3 --labels 6000 --ppo-minutes 8
     python -m training.distill guillotine --teacher "pimc:worlds=32" --start ppo
     python -m training.distill guillotine --value-weight 0.5 --teacher "pimc:worlds=64"
+    python -m training.distill golf --teacher "pimc:worlds=16,rollout=ppo,prior=ppo,z=1" --start ppo --ppo-minutes 0
     python -m training.distill guilders --resume runs/guilders_v0/distill-20261206-101500
 
 Each iteration, on the game's benchmark table (``BENCHMARK_CONFIG``):
@@ -71,7 +72,7 @@ def visit_and_label(env_name: str, table: dict, policy: Any, teacher: str, label
 
     view = BatchedLearnerView(env_name, table, games, opponents, opponent_weights=weights, seed=seed,
                               agent_workers=max(0, workers - 1))
-    tid = view.add_teacher(teacher, shared=True)
+    tid = view.add_teacher(_teacher_around(teacher, policy, env_name, table, seed), shared=True)
     rng = np.random.default_rng(seed)
     n = view.num_envs
     game = np.arange(n)
@@ -111,6 +112,23 @@ def visit_and_label(env_name: str, table: dict, policy: Any, teacher: str, label
             bar.close()
     games, rewards = parts.pop("game"), parts.pop("rewards")
     return in_game_order(games, parts, rewards, 0.99)
+
+
+def _teacher_around(teacher: str, policy: Any, env_name: str, table: dict, seed: int) -> Any:
+    """The teacher as :meth:`BatchedLearnerView.add_teacher` takes it: its spec, or, for a search
+    around a learned policy (``pimc:rollout=ppo`` or ``prior=ppo``), the agent itself searching
+    around the current student rather than the shipped policy (computed in this process: a helper
+    would build it from the spec, around the shipped one)."""
+    import agents
+    from agents.ppo import PPOAgent
+    from agents.search import PIMCAgent
+
+    agent = agents.load(teacher, seed=seed)
+    if not isinstance(agent, PIMCAgent) or "ppo" not in (agent.options_for(env_name)["rollout"],
+                                                        agent.options_for(env_name)["prior"]):
+        return teacher
+    agent.policy_agent = PPOAgent.from_policy(policy, {"env_name": env_name, "env_config": table})
+    return agent
 
 
 def _merge(old: dict | None, new: dict) -> dict:

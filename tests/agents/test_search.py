@@ -18,13 +18,17 @@ from training.opponents import heuristic_available
 
 GAMES = list(card_envs.ENVIRONMENTS)
 FAST = {"pimc": "pimc:worlds=3", "ismcts": "ismcts:iterations=12",
-        "ismcts-prior": "ismcts:iterations=6,prior=heuristic,rollout=heuristic"}
+        "ismcts-prior": "ismcts:iterations=6,prior=heuristic,rollout=heuristic",
+        "pimc-around-policy": "pimc:worlds=3,rollout=ppo,prior=ppo,z=1"}
 
 
 def fast(name: str) -> dict[str, str]:
     """The quick search specs that play ``name``: with the heuristic as prior and rollout only in a
-    game that has a heuristic written."""
-    return {k: v for k, v in FAST.items() if "heuristic" not in v or heuristic_available(name)}
+    game that has a heuristic written, around the learned policy only in one that ships a policy."""
+    from agents.ppo import PRETRAINED_DIR
+
+    return {k: v for k, v in FAST.items() if ("heuristic" not in v or heuristic_available(name))
+            and ("ppo" not in v or (PRETRAINED_DIR / f"{name}.zip").is_file())}
 
 
 def filler(name: str) -> str:
@@ -80,9 +84,10 @@ def test_specs_parse_with_commas_and_bad_ones_name_the_allowed_keys():
     assert parse_options("ismcts", "ms=50,iterations=10") == {"iterations": 10, "ms": 50.0, "rollout": "random", "c": 0.7,
                                                               "prior": "none", "z": 2.0, "model": "none"}
     for bad, match in [("pimc:depth=3", "worlds="), ("pimc:worlds=0", "positive"), ("pimc:worlds=many", "not a int"),
-                       ("pimc:rollout=smart", "random, heuristic"), ("pimc:worlds=4,greedy", "not KEY=VALUE"),
+                       ("pimc:rollout=smart", "random, heuristic, ppo"), ("pimc:worlds=4,greedy", "not KEY=VALUE"),
                        ("ismcts:worlds=3", "iterations="), ("pimc:worlds=3,worlds=4", "twice"),
-                       ("ismcts:c=nan", "positive"), ("pimc:prior=ppo", "none, heuristic"), ("pimc:z=-1", "positive"),
+                       ("ismcts:c=nan", "positive"), ("pimc:prior=network", "none, heuristic, ppo"),
+                       ("ismcts:prior=ppo", "none, heuristic"), ("ismcts:rollout=ppo", "random, heuristic"), ("pimc:z=-1", "positive"),
                        ("ismcts:prior=random", "none, heuristic"), ("ismcts:z=0", "positive")]:
         with pytest.raises(ValueError, match=match):
             agents.load(bad)
@@ -170,9 +175,11 @@ def test_act_before_start_game_is_a_clear_error():
 def test_the_search_agents_choose_only_legal_actions_in_every_game(name, kind):
     """Whole games on raw_env (which raises on an illegal action): the searcher in seat 0 then
     seat 1, the heuristic (random in a game without one) elsewhere, at the default table and at
-    the shipped policies' table."""
+    the shipped policies' table (a search around the shipped policy: at that table only, which is
+    the one its policy reads)."""
     searched = 0
-    for config, seat in ((table_of(name), 0), ({}, 1)):
+    other_table = table_of(name) if "ppo" in FAST[kind] else {}
+    for config, seat in ((table_of(name), 0), (other_table, 1)):
         env = card_envs.ENVIRONMENTS[name].raw_env(**config)
         player, other = ready(FAST[kind], name, config, seed=3), agents.load(filler(name), seed=4)
         start_game(other, name, config, "player_0")
@@ -255,7 +262,8 @@ def test_a_decision_reports_the_mean_return_its_search_found_for_each_action():
 
 
 # ----------------------------------------------------------------------- determinism
-@pytest.mark.parametrize("spec", ["pimc:worlds=4", "pimc:worlds=2,rollout=heuristic", "ismcts:iterations=20"])
+@pytest.mark.parametrize("spec", ["pimc:worlds=4", "pimc:worlds=2,rollout=heuristic", "ismcts:iterations=20",
+                                  "pimc:worlds=3,rollout=ppo,prior=ppo,z=1"])
 def test_the_same_seed_gives_the_same_choices(spec):
     name, config = "hot_v0", table_of("hot_v0")
     points = list(decisions(name, config, seed=6, limit=5))

@@ -95,6 +95,22 @@ def test_the_search_agents_budgets_are_bounded(client):
     assert "worlds=4" in table.recorder.record["agents"][1] and "ms=250" in table.recorder.record["agents"][1]
 
 
+def test_a_search_around_the_shipped_policy_is_offered_and_no_search_key_takes_a_name(client):
+    """``pimc:rollout=ppo,prior=ppo`` plays the game's shipped policy (data) in its rollouts; every
+    key a request may give a search agent is a number or one of a fixed set of words, so none
+    names a file or a module; at a table the policy cannot read it is refused at the opening."""
+    from agents.search import KEYS
+
+    for kind, keys in KEYS.items():
+        for key, (kind_of, _, _) in keys.items():
+            assert kind_of in (int, float) or isinstance(kind_of, tuple), (kind, key)
+    view = client.post("/api/tables", json={**GOLF, "opponents": ["pimc:worlds=2,rollout=ppo,prior=ppo"],
+                                            "seed": 3}).json()
+    assert view["seats"][1]["agent"] == "pimc:worlds=2,rollout=ppo,prior=ppo"
+    refused(client.post("/api/tables", json={"env": "golf", "options": {"num_players": 4},
+                                             "opponents": ["pimc:worlds=2,rollout=ppo"]}), 400, "num_players")
+
+
 def test_a_policy_that_cannot_read_the_table_is_refused_when_the_table_is_opened(client):
     # the shipped Golf policy reads 2-player observations; any_table does not make it read 4-player ones
     refused(client.post("/api/tables", json={"env": "golf", "options": {"num_players": 4},
