@@ -33,7 +33,7 @@ def test_a_game_default_of_the_rules_engine_gives_way_to_the_batched_one_and_rul
     assert ready(AROUND, name, config).options["engine"] == "batched"
     with pytest.raises(ValueError, match="rollout=ppo plays the learned policy on the batched engine"):
         ready(AROUND + ",engine=rules", name, config)
-    with pytest.raises(ValueError, match="rollout=random|heuristic|ppo"):
+    with pytest.raises(ValueError, match="allowed: random, heuristic, ppo"):
         agents.load("pimc:rollout=network")
 
 
@@ -46,35 +46,38 @@ def test_a_policy_of_another_table_is_refused_when_seated():
 
 def test_the_rollouts_are_the_policys_own_play_in_every_seat():
     """A policy that always takes the first legal action: the batched rollouts then return what
-    playing every seat's first legal action from each world gives, and the search scores each
-    action by that."""
-    name, config = "golf_v0", table_of("golf_v0")
+    playing every seat's first legal action from each world on the rules engine gives (Guillotine:
+    every card is dealt, so no chance event is left to draw differently); and the shipped policy's
+    rollouts differ from them (the policy played is the one given)."""
+    import copy
+
+    from card_envs.determinization import observation_vector
+
+    name, config = "guillotine_v0", table_of("guillotine_v0")
     shipped, _ = load_policy(agents.ppo.PRETRAINED_DIR / f"{name}.zip")
-    w, b = shipped.head
+    head = shipped.head[0]  # (hidden, actions): logits of the first legal action highest everywhere
     first = MaskedPolicy([(lw.T, lb) for lw, lb in shipped.layers],
-                         (np.zeros_like(w).T, -np.arange(w.shape[1], dtype=np.float32)), shipped.activation)
+                         (np.zeros_like(head).T, -np.arange(head.shape[1], dtype=np.float32)), shipped.activation)
     searcher = agents.load("pimc:worlds=3,rollout=ppo", seed=3)
     searcher.policy_agent = PPOAgent.from_policy(first, {"env_name": name, "env_config": config})
     start_game(searcher, name, config, "player_0")
     t = searcher.table(name)
     _, agent, obs = next(decisions(name, config, seed=8))
     legal = np.flatnonzero(obs["action_mask"])
-    from card_envs.determinization import observation_vector
-
     x = observation_vector(obs, t.env.observation_layout.size, name)
-    worlds = [t.sample_world(x, np.random.default_rng(k)) for k in range(3)]
+    worlds = [t.sample_world(x, np.random.default_rng(k)) for k in range(6)]
     returns, _ = simulate_batched(t, worlds, legal, "ppo", np.random.default_rng(0), first)
     rules = t.rules
     for w, world in enumerate(worlds):
         for i, a in enumerate(legal):
-            import copy
-
             state = copy.deepcopy(world)
             ret = np.zeros(t.num_players)
             done = t._apply(state, int(a), ret)
             while not done:
                 done = t._apply(state, int(np.flatnonzero(rules.legal_mask(state))[0]), ret)
             assert returns[w, i] == pytest.approx(ret[0]), (w, a)
+    by_shipped, _ = simulate_batched(t, worlds, legal, "ppo", np.random.default_rng(0), shipped)
+    assert (by_shipped != returns).any(), "the control: another policy's rollouts end otherwise"
 
 
 def _blas_threads():
