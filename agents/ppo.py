@@ -89,10 +89,10 @@ def policy_threads():
 
     A policy's batch is tens to a thousand rows of a 256-wide network. Measured on the 2-core
     machine (``benchmarks/bench_policy_threads.py``, ``benchmarks/policy_threads_results.json``):
-    beside one busy process, OpenBLAS's two threads took 2.4 ms for the Guillotine policy's
+    beside one busy process, OpenBLAS's two threads took 2.3 ms for the Guillotine policy's
     256-row forward that one thread does in 1.3 ms (one thread descheduled mid-product, the other
-    waiting for it), and a search playing the policy in its rollouts ran 23.0 ms a decision instead
-    of 8.4; on the idle machine two threads were 1.3-1.8x as fast as one, so they are kept there."""
+    waiting for it), and a search playing the policy in its rollouts ran 23.8 ms a decision instead
+    of 9.2; on the idle machine two threads were 1.4-1.9x as fast as one, so they are kept there."""
     if not _BLAS:
         try:
             from threadpoolctl import ThreadpoolController

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import statistics
 import sys
 import time
@@ -28,12 +27,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
-
-def _busy(stop_at: float) -> None:  # a bounded loop of pure Python
-    x = 0
-    while time.time() < stop_at:
-        x += 1
 
 
 CHOICES = ("default", "blas_default", "one_thread")
@@ -82,16 +75,14 @@ def _search_ms(choice: str, decisions: int) -> float:
 
 def measure(rounds: int, seconds: float, busy_levels: list[int], decisions: int) -> dict:
     from agents.ppo import load_policy, PRETRAINED_DIR
+    from benchmarks.busy import _busy as busy_loops  # the busy processes the engine's load benchmark starts
 
     out: dict = {"levels": {}}
     policies = {g: load_policy(PRETRAINED_DIR / f"{g}.zip")[0] for g in ("golf_v0", "guillotine_v0")}
     rng = np.random.default_rng(0)
     _search_ms("default", 8)  # kernels and the policy loaded before any timing
     for busy in busy_levels:
-        stop = time.time() + 3600
-        procs = [mp.Process(target=_busy, args=(stop,), daemon=True) for _ in range(busy)]
-        for p in procs:
-            p.start()
+        procs = busy_loops(busy, 3600)  # killed after the level
         time.sleep(0.5)
         level: dict = {"forward_us": {}, "search_ms_per_decision": {}}
         try:

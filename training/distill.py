@@ -124,8 +124,10 @@ def _teacher_around(teacher: str, policy: Any, env_name: str, table: dict, seed:
     from agents.search import PIMCAgent
 
     agent = agents.load(teacher, seed=seed)
-    if not isinstance(agent, PIMCAgent) or "ppo" not in (agent.options_for(env_name)["rollout"],
-                                                        agent.options_for(env_name)["prior"]):
+    if not isinstance(agent, PIMCAgent):
+        return teacher
+    options = agent.options_for(env_name)
+    if "ppo" not in (options["rollout"], options["prior"]):
         return teacher
     agent.policy_agent = PPOAgent.from_policy(policy, {"env_name": env_name, "env_config": table})
     return agent

@@ -86,6 +86,7 @@ BUDGET = {
     "training.evaluate": [("--games", [str(GAMES)])],
     "training.distill": [("--iterations", ["1"]), ("--labels", ["64"]), ("--ppo-minutes", ["0"]), ("--start", ["ppo"]),
                          ("--deals", ["2"]), ("--workers", ["1"]), ("--no-progress", [])],
+    "benchmarks/bench_policy_threads.py": [("--rounds", ["1"]), ("--seconds", ["0.05"]), ("--decisions", ["8"])],
     "benchmarks/bench_vector.py": [("--game", ["golf_v0"]), ("--seconds", ["0.3"]), ("--warm", ["0.2"]), ("--turn-rounds", ["1"]), ("--no-users", []),
                                    ("--no-write", [])],
 }
