@@ -221,25 +221,64 @@ def combined(rows: list[dict]) -> dict:
     return {"score": score, "score_low": max(-1.0, score - z * se), "score_high": min(1.0, score + z * se)}
 
 
+def member_row(spec: str, env_name: str, table: dict, index: int, games: int, workers: int = 1,
+               progress: bool = False) -> dict:
+    """The agent's row against gauntlet member ``index``: its games from the member's own seed, so
+    the row does not depend on the other members (a row is played again alone when only that
+    member changed)."""
+    from training.evaluate import evaluate_against
+
+    member = GAUNTLET[index]
+    began = time.perf_counter()
+    row = evaluate_against(env_name, table, spec, member, games, seed=SEED + index, workers=workers)
+    if progress:
+        print(f"  {env_name}: {spec} vs {member:<9} {row['mean_reward']:+.3f} [{row['reward_low']:+.3f}, "
+              f"{row['reward_high']:+.3f}] ({row['games']} games, {time.perf_counter() - began:.0f} s)",
+              file=sys.stderr, flush=True)
+    return {k: row[k] for k in ("opponent", "games", "deals", "mean_reward", "reward_low", "reward_high",
+                                "win_rate", "win_rate_low", "win_rate_high", "shared_first_rate",
+                                "mean_score", "mean_rank")}
+
+
+def identity(player: dict) -> dict:
+    """What makes a resolved player (:func:`resolved`) the same player on any checkout: its spec,
+    class, settings and policy file's sha256, not where the file lies."""
+    return {k: v for k, v in player.items() if k != "file"}
+
+
+def stale(part: dict, spec: str, env_name: str, table: dict) -> list[int] | None:
+    """Which rows of a recorded game's part no longer measure today's players: ``None`` when the
+    whole game must be played again (another table, or the agent itself changed, say a policy
+    file retrained), else the indices of the gauntlet members that changed (a member's shipped
+    policy retrained: only its row), empty when the part holds."""
+    if part.get("table") != table or identity(part.get("agent", {})) != identity(resolved(spec, env_name)):
+        return None
+    recorded = part.get("gauntlet", [])
+    if len(recorded) != len(GAUNTLET):
+        return None
+    return [i for i, member in enumerate(GAUNTLET)
+            if identity(recorded[i]) != identity(resolved(member, env_name))]
+
+
+def refresh(part: dict, spec: str, env_name: str, members: list[int], games: int, workers: int = 1,
+            progress: bool = False) -> dict:
+    """``part`` with the rows of gauntlet ``members`` played again (each from its own seed, as a
+    whole run plays it), their players recorded anew and the score recombined; the agent's timing
+    stays, the agent being the same."""
+    part = dict(part, results=list(part["results"]), gauntlet=list(part["gauntlet"]))
+    for i in members:
+        part["results"][i] = member_row(spec, env_name, part["table"], i, games, workers, progress)
+        part["gauntlet"][i] = resolved(GAUNTLET[i], env_name)
+    part.update(combined(part["results"]))
+    return part
+
+
 def benchmark_game(spec: str, env_name: str, games: int = GAMES, table: dict | None = None, workers: int = 1,
                    timing: bool = True, progress: bool = False) -> dict:
     """One game's part of a score card: the agent against every gauntlet member, the score, and
     (``timing``) its milliseconds per decision."""
-    from training.evaluate import evaluate_against
-
     table = dict(TABLES[env_name] if table is None else table)
-    rows = []
-    for i, member in enumerate(GAUNTLET):
-        began = time.perf_counter()
-        row = evaluate_against(env_name, table, spec, member, games, seed=SEED + i, workers=workers)
-        row.pop("policies", None)
-        rows.append({k: row[k] for k in ("opponent", "games", "deals", "mean_reward", "reward_low", "reward_high",
-                                         "win_rate", "win_rate_low", "win_rate_high", "shared_first_rate",
-                                         "mean_score", "mean_rank")})
-        if progress:
-            print(f"  {env_name}: {spec} vs {member:<9} {row['mean_reward']:+.3f} [{row['reward_low']:+.3f}, "
-                  f"{row['reward_high']:+.3f}] ({row['games']} games, {time.perf_counter() - began:.0f} s)",
-                  file=sys.stderr, flush=True)
+    rows = [member_row(spec, env_name, table, i, games, workers, progress) for i in range(len(GAUNTLET))]
     part = {"table": table, "seeds": {m: SEED + i for i, m in enumerate(GAUNTLET)},
             "agent": resolved(spec, env_name), "gauntlet": [resolved(m, env_name) for m in GAUNTLET],
             "results": rows, **combined(rows)}
@@ -257,8 +296,10 @@ def benchmark(spec: str, games: int | None = None, only: Sequence[str] | None = 
     ``out``: the card is also written there after each game (``"complete"`` false until the
     last), so a long run that stops keeps the games it finished; ``resume`` continues the card
     recorded at ``out`` (the same agent, protocol and number of games, else refused), playing only
-    the games it lacks (a game's part does not depend on the others, so the card is the same as
-    one run's), in the protocol's order of games."""
+    what it lacks or what no longer measures today's players (:func:`stale`): a game it lacks, or
+    played by another version of the agent, whole; a row against a gauntlet member that changed
+    since (a shipped policy retrained: its sha256), that row alone. Games and rows do not depend
+    on each other, so the card is the same as one run's; games in the protocol's order."""
     from card_envs.cli import game_name
     from training.provenance import versions
 
@@ -286,6 +327,23 @@ def benchmark(spec: str, games: int | None = None, only: Sequence[str] | None = 
             raise ValueError("resume continues the score card at out: give --out CARD.json")
         if Path(out).exists():
             card = resumable(card, out, timing)
+        for env_name in [g for g in envs if g in card["games"]]:
+            table = dict(tables.get(env_name, TABLES[env_name]))
+            changed = stale(card["games"][env_name], spec, env_name, table)
+            if changed is None:
+                if progress:
+                    print(f"{out}: {env_name} was played at another table or by another {spec}: playing it again",
+                          file=sys.stderr, flush=True)
+                del card["games"][env_name]
+            elif changed:
+                if progress:
+                    print(f"{out}: {env_name}: {', '.join(GAUNTLET[i] for i in changed)} changed since the card "
+                          f"was played: playing again only {'its row' if len(changed) == 1 else 'their rows'}",
+                          file=sys.stderr, flush=True)
+                card["games"][env_name] = refresh(card["games"][env_name], spec, env_name, changed, n, workers,
+                                                  progress)
+                if out is not None:
+                    write(card, out)
         envs = [g for g in envs if g not in card["games"]]
         if progress and card["games"]:
             print(f"{out}: continuing; recorded already: {', '.join(card['games'])}", file=sys.stderr, flush=True)
@@ -382,7 +440,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-timing", action="store_true", help="skip measuring the agent's milliseconds per decision")
     ap.add_argument("--out", help="write the score card (JSON) here")
     ap.add_argument("--resume", action="store_true", help="with --out: continue the card recorded there, "
-                    "playing only the games it lacks")
+                    "playing only the games it lacks, and again the rows against gauntlet members changed since "
+                    "(a retrained shipped policy: only its rows)")
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--retime", nargs="+", metavar="CARD", help="measure these score cards' milliseconds per "
                     "decision anew on this machine, every game or --only these (their results stay as they "

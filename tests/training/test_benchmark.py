@@ -198,6 +198,52 @@ def test_a_stopped_run_is_continued_with_only_the_games_it_lacks_and_the_same_ca
     assert "give --out" in capsys.readouterr().err
 
 
+def test_a_resumed_card_plays_again_only_the_rows_whose_players_changed(tmp_path, monkeypatch):
+    path = tmp_path / "card.json"
+    fresh = benchmark.benchmark("random", games=2, only=["hot"], timing=False, progress=False, out=path)
+    played = []
+    real = benchmark.member_row
+    monkeypatch.setattr(benchmark, "member_row", lambda *a, **k: played.append(a[3]) or real(*a, **k))
+
+    def tamper(edit) -> None:
+        card = json.loads(path.read_text())
+        edit(card["games"]["hot_v0"])
+        path.write_text(json.dumps(card))
+
+    def resume() -> dict:
+        played.clear()
+        return benchmark.benchmark("random", games=2, only=["hot"], timing=False, progress=False, out=path,
+                                   resume=True)
+
+    assert resume()["games"] == fresh["games"] and played == [], "a card that holds plays nothing again"
+
+    ppo = benchmark.GAUNTLET.index("ppo")
+    other = next(i for i in range(len(benchmark.GAUNTLET)) if i != ppo)
+
+    def retrained(part: dict) -> None:  # the shipped policy changed since, and another row is marked
+        part["gauntlet"][ppo]["sha256"] = "0" * 64
+        part["results"][ppo]["mean_reward"] = part["results"][other]["mean_reward"] = 0.5
+    tamper(retrained)
+    card = resume()
+    assert played == [ppo], "only the changed member's row is played again"
+    part = card["games"]["hot_v0"]
+    assert part["results"][ppo] == fresh["games"]["hot_v0"]["results"][ppo], "as a whole run plays it"
+    assert part["gauntlet"][ppo] == fresh["games"]["hot_v0"]["gauntlet"][ppo], "today's player recorded"
+    assert part["results"][other]["mean_reward"] == 0.5, "an unchanged member's row is not played again"
+    assert part["score"] == pytest.approx(sum(r["mean_reward"] for r in part["results"]) / len(part["results"]))
+    assert json.loads(path.read_text())["games"] == card["games"], "written back"
+
+    for edit in (lambda part: part["agent"].update(sha256="0" * 64),  # the agent itself changed
+                 lambda part: part["table"].update(single_deal=False)):  # another table
+        tamper(edit)
+        card = resume()
+        assert played == list(range(len(benchmark.GAUNTLET))), "the whole game is played again"
+        assert benchmark.results_part(card)["games"] == benchmark.results_part(fresh)["games"]
+    moved = dict(fresh["games"]["hot_v0"]["gauntlet"][ppo], file="/elsewhere/hot_v0.zip")
+    assert benchmark.identity(moved) == benchmark.identity(fresh["games"]["hot_v0"]["gauntlet"][ppo]), \
+        "the same policy file read from another checkout is the same player"
+
+
 def test_retiming_a_card_measures_its_timing_anew_and_keeps_its_results_bit_for_bit(tmp_path, capsys):
     card = benchmark.benchmark("random", games=2, only=["golf", "hot"], progress=False)
     card["note"] = "timed with other work on the machine"
