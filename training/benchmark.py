@@ -342,8 +342,7 @@ def benchmark(spec: str, games: int | None = None, only: Sequence[str] | None = 
                           file=sys.stderr, flush=True)
                 card["games"][env_name] = refresh(card["games"][env_name], spec, env_name, changed, n, workers,
                                                   progress)
-                if out is not None:
-                    write(card, out)
+                write(card, out)
         envs = [g for g in envs if g not in card["games"]]
         if progress and card["games"]:
             print(f"{out}: continuing; recorded already: {', '.join(card['games'])}", file=sys.stderr, flush=True)
